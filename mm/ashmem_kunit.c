@@ -1,0 +1,594 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit tests for the page ranges of ashmem: pin, unpin, the LRU and purging.
+ * Included from mm/ashmem.c to reach its static functions.
+ */
+
+#include <kunit/test.h>
+#include <linux/prandom.h>
+#include <linux/random.h>
+
+#define ASHMEM_TEST_PAGES	16
+
+static void ashmem_test_area_destroy(void *asma)
+{
+	ashmem_area_destroy(asma);
+}
+
+/* An area of @pages pages with its backing file, as after the first mmap. */
+static struct ashmem_area *ashmem_test_area(struct kunit *test, pgoff_t pages)
+{
+	struct ashmem_area *asma;
+	int ret;
+
+	asma = ashmem_area_create();
+	KUNIT_ASSERT_NOT_NULL(test, asma);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test,
+			ashmem_test_area_destroy, asma), 0);
+
+	asma->size = pages << PAGE_SHIFT;
+	mutex_lock(&asma->lock);
+	ret = ashmem_create_backing(asma, VM_NORESERVE);
+	mutex_unlock(&asma->lock);
+	KUNIT_ASSERT_EQ(test, ret, 0);
+	return asma;
+}
+
+static int ashmem_test_pin(struct ashmem_area *asma, pgoff_t first,
+			   pgoff_t last)
+{
+	guard(mutex)(&asma->lock);
+	return ashmem_pin(asma, first, last);
+}
+
+static int ashmem_test_unpin(struct ashmem_area *asma, pgoff_t first,
+			     pgoff_t last)
+{
+	guard(mutex)(&asma->lock);
+	return ashmem_unpin(asma, first, last);
+}
+
+static int ashmem_test_status(struct ashmem_area *asma, pgoff_t first,
+			      pgoff_t last)
+{
+	guard(mutex)(&asma->lock);
+	return ashmem_get_pin_status(asma, first, last);
+}
+
+static unsigned long ashmem_test_purge(unsigned long target)
+{
+	struct ashmem_purge purge = { .target = target };
+
+	return ashmem_purge(&purge);
+}
+
+/*
+ * The ranges of @asma written as "[first-last]" for a resident range and
+ * "[first-last]P" for a purged one, e.g. "[0-1][4-7]P".
+ */
+static const char *ashmem_test_ranges(struct kunit *test,
+				      struct ashmem_area *asma)
+{
+	struct ashmem_range *range;
+	struct rb_node *node;
+	char *buf, *pos;
+	size_t room = 512;
+
+	buf = kunit_kzalloc(test, room, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	pos = buf;
+
+	guard(mutex)(&asma->lock);
+	for (node = rb_first(&asma->ranges); node; node = rb_next(node)) {
+		int len;
+
+		range = rb_entry(node, struct ashmem_range, node);
+		len = scnprintf(pos, room, "[%lu-%lu]%s", range->first,
+				range->last, range->purged ? "P" : "");
+		pos += len;
+		room -= len;
+	}
+	return buf;
+}
+
+/**
+ * struct ashmem_ops_case - a sequence of pin operations and what follows
+ * @desc: the name of the case
+ * @ops: "u" unpin, "p" pin, "P" purge all; each with pages [first, last]
+ * @nr_ops: number of entries in @ops
+ * @ret: the return value of the last operation
+ * @ranges: the ranges afterwards, as ashmem_test_ranges() writes them
+ */
+struct ashmem_ops_case {
+	const char *desc;
+	struct {
+		char op;
+		pgoff_t first;
+		pgoff_t last;
+	} ops[4];
+	int nr_ops;
+	int ret;
+	const char *ranges;
+};
+
+static const struct ashmem_ops_case ashmem_ops_cases[] = {
+	{ "unpin_one_range", { { 'u', 2, 5 } }, 1, 0, "[2-5]" },
+	{ "unpin_inside_range", { { 'u', 2, 9 }, { 'u', 4, 5 } }, 2, 0,
+	  "[2-9]" },
+	{ "unpin_subsumes_range", { { 'u', 4, 5 }, { 'u', 2, 9 } }, 2, 0,
+	  "[2-9]" },
+	{ "unpin_overlaps_front", { { 'u', 4, 9 }, { 'u', 2, 5 } }, 2, 0,
+	  "[2-9]" },
+	{ "unpin_overlaps_back", { { 'u', 2, 5 }, { 'u', 4, 9 } }, 2, 0,
+	  "[2-9]" },
+	{ "unpin_merges_neighbours",
+	  { { 'u', 0, 1 }, { 'u', 4, 5 }, { 'u', 2, 3 } }, 3, 0, "[0-5]" },
+	{ "unpin_merges_across_ranges",
+	  { { 'u', 1, 1 }, { 'u', 3, 3 }, { 'u', 5, 5 }, { 'u', 0, 6 } }, 4,
+	  0, "[0-6]" },
+	{ "unpin_keeps_gap", { { 'u', 0, 1 }, { 'u', 3, 4 } }, 2, 0,
+	  "[0-1][3-4]" },
+	{ "unpin_around_purged",
+	  { { 'u', 4, 5 }, { 'P' }, { 'u', 2, 9 } }, 3, 0, "[2-3][4-5]P[6-9]" },
+	{ "unpin_inside_purged",
+	  { { 'u', 2, 9 }, { 'P' }, { 'u', 4, 5 } }, 3, 0, "[2-9]P" },
+	{ "pin_subsumes_range", { { 'u', 4, 5 }, { 'p', 2, 9 } }, 2,
+	  ASHMEM_NOT_PURGED, "" },
+	{ "pin_overlaps_front", { { 'u', 4, 9 }, { 'p', 2, 5 } }, 2,
+	  ASHMEM_NOT_PURGED, "[6-9]" },
+	{ "pin_overlaps_back", { { 'u', 2, 5 }, { 'p', 4, 9 } }, 2,
+	  ASHMEM_NOT_PURGED, "[2-3]" },
+	{ "pin_splits_range", { { 'u', 2, 9 }, { 'p', 4, 5 } }, 2,
+	  ASHMEM_NOT_PURGED, "[2-3][6-9]" },
+	{ "pin_spans_ranges",
+	  { { 'u', 0, 2 }, { 'u', 5, 6 }, { 'u', 9, 12 }, { 'p', 1, 10 } }, 4,
+	  ASHMEM_NOT_PURGED, "[0-0][11-12]" },
+	{ "pin_pinned_pages", { { 'u', 2, 3 }, { 'p', 6, 9 } }, 2,
+	  ASHMEM_NOT_PURGED, "[2-3]" },
+	{ "pin_splits_purged",
+	  { { 'u', 2, 9 }, { 'P' }, { 'p', 4, 5 } }, 3, ASHMEM_WAS_PURGED,
+	  "[2-3]P[6-9]P" },
+	{ "pin_touches_purged",
+	  { { 'u', 2, 3 }, { 'P' }, { 'u', 6, 7 }, { 'p', 3, 6 } }, 4,
+	  ASHMEM_WAS_PURGED, "[2-2]P[7-7]" },
+	{ "pin_misses_purged",
+	  { { 'u', 2, 3 }, { 'P' }, { 'u', 6, 7 }, { 'p', 4, 7 } }, 4,
+	  ASHMEM_NOT_PURGED, "[2-3]P" },
+	{ "pin_whole_area", { { 'u', 0, 15 }, { 'p', 0, 15 } }, 2,
+	  ASHMEM_NOT_PURGED, "" },
+};
+
+static void ashmem_ops_case_desc(const struct ashmem_ops_case *c, char *desc)
+{
+	strscpy(desc, c->desc, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(ashmem_ops, ashmem_ops_cases, ashmem_ops_case_desc);
+
+static void ashmem_pin_unpin_sequence(struct kunit *test)
+{
+	const struct ashmem_ops_case *c = test->param_value;
+	struct ashmem_area *asma = ashmem_test_area(test, ASHMEM_TEST_PAGES);
+	int i, ret = 0;
+
+	for (i = 0; i < c->nr_ops; i++) {
+		switch (c->ops[i].op) {
+		case 'u':
+			ret = ashmem_test_unpin(asma, c->ops[i].first,
+						c->ops[i].last);
+			break;
+		case 'p':
+			ret = ashmem_test_pin(asma, c->ops[i].first,
+					      c->ops[i].last);
+			break;
+		case 'P':
+			ashmem_test_purge(ULONG_MAX);
+			ret = 0;
+			break;
+		}
+	}
+	KUNIT_EXPECT_EQ(test, ret, c->ret);
+	KUNIT_EXPECT_STREQ(test, ashmem_test_ranges(test, asma), c->ranges);
+}
+
+/**
+ * struct ashmem_bounds_case - an &struct ashmem_pin and the pages it names
+ * @desc: the name of the case
+ * @pin: offset and length in bytes, in pages of the test
+ * @ret: 0 or the error ashmem_pin_pages() returns
+ * @first: the first page named
+ * @last: the last page named
+ */
+struct ashmem_bounds_case {
+	const char *desc;
+	struct ashmem_pin pin;
+	int ret;
+	pgoff_t first;
+	pgoff_t last;
+};
+
+#define P(n)	((n) * PAGE_SIZE)
+
+static const struct ashmem_bounds_case ashmem_bounds_cases[] = {
+	{ "one_page", { P(3), P(1) }, 0, 3, 3 },
+	{ "whole_area", { 0, P(ASHMEM_TEST_PAGES) }, 0, 0,
+	  ASHMEM_TEST_PAGES - 1 },
+	{ "len_0_is_to_end", { P(5), 0 }, 0, 5, ASHMEM_TEST_PAGES - 1 },
+	{ "len_0_from_start", { 0, 0 }, 0, 0, ASHMEM_TEST_PAGES - 1 },
+	{ "len_0_at_end", { P(ASHMEM_TEST_PAGES), 0 }, -EINVAL },
+	{ "offset_unaligned", { 1, P(1) }, -EINVAL },
+	{ "len_unaligned", { 0, P(1) + 1 }, -EINVAL },
+	{ "past_end", { P(ASHMEM_TEST_PAGES - 1), P(2) }, -EINVAL },
+	{ "offset_past_end", { P(ASHMEM_TEST_PAGES + 1), P(1) }, -EINVAL },
+	{ "u32_overflow", { P(4), 0U - (u32)P(1) }, -EINVAL },
+	{ "u32_max_len", { 0, 0U - (u32)PAGE_SIZE }, -EINVAL },
+};
+
+#undef P
+
+static void ashmem_bounds_case_desc(const struct ashmem_bounds_case *c,
+				    char *desc)
+{
+	strscpy(desc, c->desc, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(ashmem_bounds, ashmem_bounds_cases, ashmem_bounds_case_desc);
+
+static void ashmem_pin_pages_bounds(struct kunit *test)
+{
+	const struct ashmem_bounds_case *c = test->param_value;
+	struct ashmem_area *asma = ashmem_test_area(test, ASHMEM_TEST_PAGES);
+	pgoff_t first = ULONG_MAX, last = ULONG_MAX;
+	int ret;
+
+	mutex_lock(&asma->lock);
+	ret = ashmem_pin_pages(asma, &c->pin, &first, &last);
+	mutex_unlock(&asma->lock);
+
+	KUNIT_EXPECT_EQ(test, ret, c->ret);
+	if (!c->ret) {
+		KUNIT_EXPECT_EQ(test, first, c->first);
+		KUNIT_EXPECT_EQ(test, last, c->last);
+	}
+}
+
+static void ashmem_pin_pages_before_mmap(struct kunit *test)
+{
+	struct ashmem_pin pin = { 0, PAGE_SIZE };
+	struct ashmem_area *asma;
+	pgoff_t first, last;
+
+	asma = ashmem_area_create();
+	KUNIT_ASSERT_NOT_NULL(test, asma);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test,
+			ashmem_test_area_destroy, asma), 0);
+	asma->size = PAGE_SIZE;
+
+	mutex_lock(&asma->lock);
+	KUNIT_EXPECT_EQ(test, ashmem_pin_pages(asma, &pin, &first, &last),
+			-EINVAL);
+	mutex_unlock(&asma->lock);
+}
+
+static void ashmem_status_reports_any_unpinned(struct kunit *test)
+{
+	struct ashmem_area *asma = ashmem_test_area(test, ASHMEM_TEST_PAGES);
+
+	KUNIT_EXPECT_EQ(test, ashmem_test_status(asma, 0, 15),
+			ASHMEM_IS_PINNED);
+	KUNIT_ASSERT_EQ(test, ashmem_test_unpin(asma, 7, 7), 0);
+	KUNIT_EXPECT_EQ(test, ashmem_test_status(asma, 0, 15),
+			ASHMEM_IS_UNPINNED);
+	KUNIT_EXPECT_EQ(test, ashmem_test_status(asma, 7, 7),
+			ASHMEM_IS_UNPINNED);
+	KUNIT_EXPECT_EQ(test, ashmem_test_status(asma, 0, 6),
+			ASHMEM_IS_PINNED);
+	KUNIT_EXPECT_EQ(test, ashmem_test_status(asma, 8, 15),
+			ASHMEM_IS_PINNED);
+	ashmem_test_purge(ULONG_MAX);
+	KUNIT_EXPECT_EQ(test, ashmem_test_status(asma, 6, 8),
+			ASHMEM_IS_UNPINNED);
+}
+
+static void ashmem_pages_counted(struct kunit *test)
+{
+	struct ashmem_area *a = ashmem_test_area(test, ASHMEM_TEST_PAGES);
+	struct ashmem_area *b = ashmem_test_area(test, ASHMEM_TEST_PAGES);
+	long before = atomic_long_read(&ashmem_lru_pages);
+
+	KUNIT_ASSERT_EQ(test, ashmem_test_unpin(a, 0, 3), 0);
+	KUNIT_ASSERT_EQ(test, ashmem_test_unpin(b, 8, 15), 0);
+	KUNIT_EXPECT_EQ(test, a->unpinned_pages, 4);
+	KUNIT_EXPECT_EQ(test, b->unpinned_pages, 8);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&ashmem_lru_pages), before + 12);
+
+	KUNIT_ASSERT_EQ(test, ashmem_test_pin(b, 10, 11), ASHMEM_NOT_PURGED);
+	KUNIT_EXPECT_EQ(test, b->unpinned_pages, 6);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&ashmem_lru_pages), before + 10);
+
+	KUNIT_EXPECT_EQ(test, ashmem_test_purge(ULONG_MAX), 10);
+	KUNIT_EXPECT_EQ(test, a->unpinned_pages, 0);
+	KUNIT_EXPECT_EQ(test, a->purged_pages, 4);
+	KUNIT_EXPECT_EQ(test, b->purged_pages, 6);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&ashmem_lru_pages), before);
+	KUNIT_EXPECT_EQ(test, ashmem_test_purge(ULONG_MAX), 0);
+}
+
+/* The shrinker takes the least recently unpinned range first. */
+static void ashmem_purge_least_recently_unpinned(struct kunit *test)
+{
+	struct ashmem_area *a = ashmem_test_area(test, ASHMEM_TEST_PAGES);
+	struct ashmem_area *b = ashmem_test_area(test, ASHMEM_TEST_PAGES);
+
+	KUNIT_ASSERT_EQ(test, ashmem_test_unpin(a, 0, 1), 0);
+	KUNIT_ASSERT_EQ(test, ashmem_test_unpin(b, 4, 7), 0);
+	KUNIT_ASSERT_EQ(test, ashmem_test_unpin(a, 10, 10), 0);
+
+	KUNIT_EXPECT_EQ(test, ashmem_test_purge(1), 2);
+	KUNIT_EXPECT_STREQ(test, ashmem_test_ranges(test, a), "[0-1]P[10-10]");
+	KUNIT_EXPECT_STREQ(test, ashmem_test_ranges(test, b), "[4-7]");
+
+	KUNIT_EXPECT_EQ(test, ashmem_test_purge(4), 4);
+	KUNIT_EXPECT_STREQ(test, ashmem_test_ranges(test, b), "[4-7]P");
+	KUNIT_EXPECT_STREQ(test, ashmem_test_ranges(test, a), "[0-1]P[10-10]");
+
+	/* Unpinning again makes a range the youngest. */
+	KUNIT_ASSERT_EQ(test, ashmem_test_unpin(b, 12, 12), 0);
+	KUNIT_ASSERT_EQ(test, ashmem_test_unpin(a, 9, 9), 0);
+	KUNIT_EXPECT_EQ(test, ashmem_test_purge(1), 1);
+	KUNIT_EXPECT_STREQ(test, ashmem_test_ranges(test, b), "[4-7]P[12-12]P");
+	KUNIT_EXPECT_STREQ(test, ashmem_test_ranges(test, a), "[0-1]P[9-10]");
+}
+
+/* Purging frees the pages of the backing file, and only unpinned ones. */
+static void ashmem_purge_punches_backing_file(struct kunit *test)
+{
+	struct ashmem_area *asma = ashmem_test_area(test, ASHMEM_TEST_PAGES);
+	struct address_space *mapping = asma->file->f_mapping;
+	pgoff_t index;
+
+	for (index = 0; index < ASHMEM_TEST_PAGES; index++) {
+		struct folio *folio = shmem_read_folio(mapping, index);
+
+		KUNIT_ASSERT_FALSE(test, IS_ERR(folio));
+		folio_put(folio);
+	}
+	KUNIT_ASSERT_EQ(test, mapping->nrpages, ASHMEM_TEST_PAGES);
+
+	KUNIT_ASSERT_EQ(test, ashmem_test_unpin(asma, 3, 6), 0);
+	KUNIT_ASSERT_EQ(test, ashmem_test_unpin(asma, 12, 15), 0);
+	KUNIT_ASSERT_EQ(test, ashmem_test_pin(asma, 14, 14), 0);
+	KUNIT_EXPECT_EQ(test, ashmem_test_purge(ULONG_MAX), 7);
+	KUNIT_EXPECT_EQ(test, mapping->nrpages, ASHMEM_TEST_PAGES - 7);
+	for (index = 0; index < ASHMEM_TEST_PAGES; index++) {
+		bool purged = (index >= 3 && index <= 6) || index == 12 ||
+			      index == 13 || index == 15;
+		struct folio *folio = filemap_get_folio(mapping, index);
+
+		KUNIT_EXPECT_EQ_MSG(test, IS_ERR(folio), purged, "page %lu",
+				    index);
+		if (!IS_ERR(folio))
+			folio_put(folio);
+	}
+}
+
+/* Releasing an area takes its ranges off the LRU. */
+static void ashmem_release_drops_ranges(struct kunit *test)
+{
+	long before = atomic_long_read(&ashmem_lru_pages);
+	unsigned long ranges = list_lru_count(&ashmem_lru);
+	struct ashmem_area *asma = ashmem_area_create();
+
+	KUNIT_ASSERT_NOT_NULL(test, asma);
+	asma->size = ASHMEM_TEST_PAGES << PAGE_SHIFT;
+	mutex_lock(&asma->lock);
+	KUNIT_ASSERT_EQ(test, ashmem_create_backing(asma, VM_NORESERVE), 0);
+	mutex_unlock(&asma->lock);
+	KUNIT_ASSERT_EQ(test, ashmem_test_unpin(asma, 0, 2), 0);
+	KUNIT_ASSERT_EQ(test, ashmem_test_unpin(asma, 5, 9), 0);
+	KUNIT_EXPECT_EQ(test, list_lru_count(&ashmem_lru), ranges + 2);
+
+	ashmem_area_destroy(asma);
+	KUNIT_EXPECT_EQ(test, list_lru_count(&ashmem_lru), ranges);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&ashmem_lru_pages), before);
+}
+
+/*
+ * The randomized model test: random operations on an area, each answer and
+ * the whole range structure checked against an array with a state per page.
+ */
+#define ASHMEM_MODEL_PAGES	48
+
+enum ashmem_model_state { MODEL_PINNED, MODEL_UNPINNED, MODEL_PURGED };
+
+struct ashmem_model {
+	struct kunit *test;
+	struct ashmem_area *asma;
+	struct rnd_state rnd;
+	u64 seed;
+	unsigned long op;
+	u8 page[ASHMEM_MODEL_PAGES];
+};
+
+static bool ashmem_model_any(struct ashmem_model *m, pgoff_t first,
+			     pgoff_t last, u8 state)
+{
+	pgoff_t i;
+
+	for (i = first; i <= last; i++)
+		if (m->page[i] == state)
+			return true;
+	return false;
+}
+
+/* Check the ranges of the area against the model, page by page. */
+static bool ashmem_model_check(struct ashmem_model *m)
+{
+	struct ashmem_area *asma = m->asma;
+	struct kunit *test = m->test;
+	unsigned long unpinned = 0, purged = 0;
+	struct ashmem_range *range, *prev = NULL;
+	u8 seen[ASHMEM_MODEL_PAGES] = { };
+	struct rb_node *node;
+	pgoff_t i;
+
+	for (node = rb_first(&asma->ranges); node; node = rb_next(node)) {
+		range = rb_entry(node, struct ashmem_range, node);
+		if (range->first > range->last ||
+		    range->last >= ASHMEM_MODEL_PAGES ||
+		    (prev && prev->last >= range->first) ||
+		    (prev && !prev->purged && !range->purged &&
+		     prev->last + 1 == range->first) ||
+		    range->purged != list_empty(&range->lru)) {
+			KUNIT_FAIL(test, "seed %llu op %lu: bad range [%lu-%lu]%s",
+				   m->seed, m->op, range->first, range->last,
+				   range->purged ? "P" : "");
+			return false;
+		}
+		for (i = range->first; i <= range->last; i++)
+			seen[i] = range->purged ? MODEL_PURGED : MODEL_UNPINNED;
+		if (range->purged)
+			purged += ashmem_range_pages(range);
+		else
+			unpinned += ashmem_range_pages(range);
+		prev = range;
+	}
+
+	for (i = 0; i < ASHMEM_MODEL_PAGES; i++) {
+		if (seen[i] != m->page[i]) {
+			KUNIT_FAIL(test, "seed %llu op %lu: page %lu is %u, model %u",
+				   m->seed, m->op, i, seen[i], m->page[i]);
+			return false;
+		}
+	}
+	if (unpinned != asma->unpinned_pages || purged != asma->purged_pages ||
+	    unpinned != atomic_long_read(&ashmem_lru_pages)) {
+		KUNIT_FAIL(test, "seed %llu op %lu: counted %lu/%lu/%ld, ranges hold %lu/%lu",
+			   m->seed, m->op, asma->unpinned_pages,
+			   asma->purged_pages,
+			   atomic_long_read(&ashmem_lru_pages), unpinned, purged);
+		return false;
+	}
+	return true;
+}
+
+/* Purge some of the LRU; the model takes what the area reports. */
+static bool ashmem_model_purge(struct ashmem_model *m, unsigned long target)
+{
+	struct ashmem_area *asma = m->asma;
+	unsigned long before = asma->unpinned_pages, freed, changed = 0;
+	struct ashmem_range *range;
+	struct rb_node *node;
+	pgoff_t i;
+
+	freed = ashmem_test_purge(target);
+	for (node = rb_first(&asma->ranges); node; node = rb_next(node)) {
+		range = rb_entry(node, struct ashmem_range, node);
+		if (!range->purged)
+			continue;
+		for (i = range->first; i <= range->last; i++) {
+			if (m->page[i] == MODEL_PINNED) {
+				KUNIT_FAIL(m->test, "seed %llu op %lu: pinned page %lu purged",
+					   m->seed, m->op, i);
+				return false;
+			}
+			if (m->page[i] == MODEL_UNPINNED) {
+				m->page[i] = MODEL_PURGED;
+				changed++;
+			}
+		}
+	}
+	if (freed != changed || (freed < min(target, before))) {
+		KUNIT_FAIL(m->test, "seed %llu op %lu: purge of %lu freed %lu, %lu changed, %lu unpinned",
+			   m->seed, m->op, target, freed, changed, before);
+		return false;
+	}
+	return true;
+}
+
+static bool ashmem_model_step(struct ashmem_model *m)
+{
+	u32 op = prandom_u32_state(&m->rnd) % 100;
+	pgoff_t first = prandom_u32_state(&m->rnd) % ASHMEM_MODEL_PAGES;
+	pgoff_t last = first + prandom_u32_state(&m->rnd) %
+		       min_t(pgoff_t, 12, ASHMEM_MODEL_PAGES - first);
+	int ret, want;
+	pgoff_t i;
+
+	if (op < 45) {
+		want = ashmem_model_any(m, first, last, MODEL_PURGED) ?
+		       ASHMEM_WAS_PURGED : ASHMEM_NOT_PURGED;
+		ret = ashmem_test_pin(m->asma, first, last);
+		for (i = first; i <= last; i++)
+			m->page[i] = MODEL_PINNED;
+	} else if (op < 90) {
+		want = 0;
+		ret = ashmem_test_unpin(m->asma, first, last);
+		for (i = first; i <= last; i++)
+			if (m->page[i] == MODEL_PINNED)
+				m->page[i] = MODEL_UNPINNED;
+	} else if (op < 98) {
+		want = ashmem_model_any(m, first, last, MODEL_UNPINNED) ||
+		       ashmem_model_any(m, first, last, MODEL_PURGED) ?
+		       ASHMEM_IS_UNPINNED : ASHMEM_IS_PINNED;
+		ret = ashmem_test_status(m->asma, first, last);
+	} else if (op < 99) {
+		return ashmem_model_purge(m, 1 + prandom_u32_state(&m->rnd) %
+					  ASHMEM_MODEL_PAGES) &&
+		       ashmem_model_check(m);
+	} else {
+		return ashmem_model_purge(m, ULONG_MAX) && ashmem_model_check(m);
+	}
+
+	if (ret != want) {
+		KUNIT_FAIL(m->test, "seed %llu op %lu: %u on [%lu-%lu] returned %d, model %d",
+			   m->seed, m->op, op, first, last, ret, want);
+		return false;
+	}
+	return ashmem_model_check(m);
+}
+
+static void ashmem_model_run(struct kunit *test, unsigned long ops)
+{
+	struct ashmem_model *m;
+
+	m = kunit_kzalloc(test, sizeof(*m), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, m);
+	m->test = test;
+	m->asma = ashmem_test_area(test, ASHMEM_MODEL_PAGES);
+	m->seed = get_random_u64();
+	prandom_seed_state(&m->rnd, m->seed);
+	kunit_info(test, "seed %llu, %lu operations\n", m->seed, ops);
+
+	for (m->op = 0; m->op < ops; m->op++) {
+		if (!ashmem_model_step(m))
+			return;
+		if (!(m->op % 4096))
+			cond_resched();
+	}
+}
+
+static void ashmem_model_random_ops(struct kunit *test)
+{
+	ashmem_model_run(test, 1000000);
+}
+
+static struct kunit_case ashmem_test_cases[] = {
+	KUNIT_CASE_PARAM(ashmem_pin_unpin_sequence, ashmem_ops_gen_params),
+	KUNIT_CASE_PARAM(ashmem_pin_pages_bounds, ashmem_bounds_gen_params),
+	KUNIT_CASE(ashmem_pin_pages_before_mmap),
+	KUNIT_CASE(ashmem_status_reports_any_unpinned),
+	KUNIT_CASE(ashmem_pages_counted),
+	KUNIT_CASE(ashmem_purge_least_recently_unpinned),
+	KUNIT_CASE(ashmem_purge_punches_backing_file),
+	KUNIT_CASE(ashmem_release_drops_ranges),
+	KUNIT_CASE_SLOW(ashmem_model_random_ops),
+	{}
+};
+
+static struct kunit_suite ashmem_test_suite = {
+	.name = "ashmem",
+	.test_cases = ashmem_test_cases,
+};
+
+kunit_test_suite(ashmem_test_suite);
