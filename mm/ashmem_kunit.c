@@ -15,18 +15,27 @@ static void ashmem_test_area_destroy(void *asma)
 	ashmem_area_destroy(asma);
 }
 
-/* An area of @pages pages with its backing file, as after the first mmap. */
-static struct ashmem_area *ashmem_test_area(struct kunit *test, pgoff_t pages)
+/* An area of @pages pages, as after SET_SIZE. */
+static struct ashmem_area *ashmem_test_area_unmapped(struct kunit *test,
+						     pgoff_t pages)
 {
 	struct ashmem_area *asma;
 	int ret;
 
 	asma = ashmem_area_create();
 	KUNIT_ASSERT_NOT_NULL(test, asma);
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test,
-			ashmem_test_area_destroy, asma), 0);
-
+	ret = kunit_add_action_or_reset(test, ashmem_test_area_destroy, asma);
+	KUNIT_ASSERT_EQ(test, ret, 0);
 	asma->size = pages << PAGE_SHIFT;
+	return asma;
+}
+
+/* An area of @pages pages with its backing file, as after the first mmap. */
+static struct ashmem_area *ashmem_test_area(struct kunit *test, pgoff_t pages)
+{
+	struct ashmem_area *asma = ashmem_test_area_unmapped(test, pages);
+	int ret;
+
 	mutex_lock(&asma->lock);
 	ret = ashmem_create_backing(asma, VM_NORESERVE);
 	mutex_unlock(&asma->lock);
@@ -254,15 +263,9 @@ static void ashmem_pin_pages_bounds(struct kunit *test)
 
 static void ashmem_pin_pages_before_mmap(struct kunit *test)
 {
+	struct ashmem_area *asma = ashmem_test_area_unmapped(test, 1);
 	struct ashmem_pin pin = { 0, PAGE_SIZE };
-	struct ashmem_area *asma;
 	pgoff_t first, last;
-
-	asma = ashmem_area_create();
-	KUNIT_ASSERT_NOT_NULL(test, asma);
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test,
-			ashmem_test_area_destroy, asma), 0);
-	asma->size = PAGE_SIZE;
 
 	mutex_lock(&asma->lock);
 	KUNIT_EXPECT_EQ(test, ashmem_pin_pages(asma, &pin, &first, &last),
@@ -377,18 +380,13 @@ static void ashmem_release_drops_ranges(struct kunit *test)
 {
 	long before = atomic_long_read(&ashmem_lru_pages);
 	unsigned long ranges = list_lru_count(&ashmem_lru);
-	struct ashmem_area *asma = ashmem_area_create();
+	struct ashmem_area *asma = ashmem_test_area(test, ASHMEM_TEST_PAGES);
 
-	KUNIT_ASSERT_NOT_NULL(test, asma);
-	asma->size = ASHMEM_TEST_PAGES << PAGE_SHIFT;
-	mutex_lock(&asma->lock);
-	KUNIT_ASSERT_EQ(test, ashmem_create_backing(asma, VM_NORESERVE), 0);
-	mutex_unlock(&asma->lock);
 	KUNIT_ASSERT_EQ(test, ashmem_test_unpin(asma, 0, 2), 0);
 	KUNIT_ASSERT_EQ(test, ashmem_test_unpin(asma, 5, 9), 0);
 	KUNIT_EXPECT_EQ(test, list_lru_count(&ashmem_lru), ranges + 2);
 
-	ashmem_area_destroy(asma);
+	kunit_release_action(test, ashmem_test_area_destroy, asma);
 	KUNIT_EXPECT_EQ(test, list_lru_count(&ashmem_lru), ranges);
 	KUNIT_EXPECT_EQ(test, atomic_long_read(&ashmem_lru_pages), before);
 }
@@ -498,8 +496,9 @@ static bool ashmem_model_purge(struct ashmem_model *m, unsigned long target)
 			}
 		}
 	}
-	if (freed != changed || (freed < min(target, before))) {
-		KUNIT_FAIL(m->test, "seed %llu op %lu: purge of %lu freed %lu, %lu changed, %lu unpinned",
+	if (freed != changed || freed < min(target, before)) {
+		KUNIT_FAIL(m->test,
+			   "seed %llu op %lu: purge of %lu freed %lu, %lu changed, %lu were unpinned",
 			   m->seed, m->op, target, freed, changed, before);
 		return false;
 	}
