@@ -19,6 +19,7 @@
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/overflow.h>
+#include <linux/percpu_counter.h>
 #include <linux/personality.h>
 #include <linux/rbtree.h>
 #include <linux/rcupdate.h>
@@ -28,6 +29,7 @@
 #include <linux/shrinker.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <linux/swap.h>
 #include <linux/uaccess.h>
 #include <uapi/linux/ashmem.h>
 
@@ -46,6 +48,7 @@
  * @prot_mask: PROT_* bits mappings may use
  * @unpinned_pages: pages unpinned and still resident, on the LRU
  * @purged_pages: pages unpinned and purged
+ * @spare: a free range, kept for the next unpin or split
  * @name: "dev/ashmem/" followed by the name userspace gave
  * @rcu: the shrinker may still be inside mutex_unlock(@lock) when the
  *	area is released, so it is freed after a grace period
@@ -58,6 +61,7 @@ struct ashmem_area {
 	unsigned long prot_mask;
 	unsigned long unpinned_pages;
 	unsigned long purged_pages;
+	struct ashmem_range *spare;
 	char name[ASHMEM_FULL_NAME_LEN];
 	struct rcu_head rcu;
 };
@@ -98,7 +102,7 @@ struct ashmem_range {
  * punched and can never pin pages that are still about to be zeroed.
  */
 static struct list_lru ashmem_lru;
-static atomic_long_t ashmem_lru_pages;
+static struct percpu_counter ashmem_lru_pages;
 static struct shrinker *ashmem_shrinker;
 static struct kmem_cache *ashmem_range_cache __ro_after_init;
 
@@ -137,7 +141,7 @@ static void ashmem_range_count(struct ashmem_range *range, long pages)
 		asma->purged_pages += pages;
 	} else {
 		asma->unpinned_pages += pages;
-		atomic_long_add(pages, &ashmem_lru_pages);
+		percpu_counter_add(&ashmem_lru_pages, pages);
 	}
 }
 
@@ -173,7 +177,13 @@ static struct ashmem_range *ashmem_range_next(struct ashmem_range *range)
 
 static struct ashmem_range *ashmem_range_alloc(struct ashmem_area *asma)
 {
-	struct ashmem_range *range;
+	struct ashmem_range *range = asma->spare;
+
+	lockdep_assert_held(&asma->lock);
+	if (range) {
+		asma->spare = NULL;
+		return range;
+	}
 
 	range = kmem_cache_zalloc(ashmem_range_cache, GFP_KERNEL);
 	if (range) {
@@ -181,6 +191,20 @@ static struct ashmem_range *ashmem_range_alloc(struct ashmem_area *asma)
 		range->asma = asma;
 	}
 	return range;
+}
+
+/* Keep one free range per area: pin and unpin cycles then do not allocate. */
+static void ashmem_range_free(struct ashmem_range *range)
+{
+	struct ashmem_area *asma = range->asma;
+
+	lockdep_assert_held(&asma->lock);
+	if (asma->spare) {
+		kmem_cache_free(ashmem_range_cache, range);
+		return;
+	}
+	INIT_LIST_HEAD(&range->lru);
+	asma->spare = range;
 }
 
 static void ashmem_range_insert(struct ashmem_range *range, pgoff_t first,
@@ -205,7 +229,7 @@ static void ashmem_range_delete(struct ashmem_range *range)
 		list_lru_del(&ashmem_lru, &range->lru, 0, NULL);
 	ashmem_range_count(range, -(long)ashmem_range_pages(range));
 	rb_erase(&range->node, &range->asma->ranges);
-	kmem_cache_free(ashmem_range_cache, range);
+	ashmem_range_free(range);
 }
 
 /* Shrink @range to [@first, @last]; its place in the tree stays valid. */
@@ -251,6 +275,17 @@ static int ashmem_pin(struct ashmem_area *asma, pgoff_t first, pgoff_t last)
 	return ret;
 }
 
+/* Take a piece from @pieces and make it the resident range [@first, @last]. */
+static void ashmem_unpin_piece(struct list_head *pieces, pgoff_t first,
+			       pgoff_t last)
+{
+	struct ashmem_range *piece;
+
+	piece = list_first_entry(pieces, struct ashmem_range, lru);
+	list_del_init(&piece->lru);
+	ashmem_range_insert(piece, first, last, false);
+}
+
 /*
  * Unpin [@first, @last].  Purged pages inside stay purged, so the range
  * becomes resident pieces between the purged ranges it covers; resident
@@ -259,29 +294,27 @@ static int ashmem_pin(struct ashmem_area *asma, pgoff_t first, pgoff_t last)
  */
 static int ashmem_unpin(struct ashmem_area *asma, pgoff_t first, pgoff_t last)
 {
-	struct ashmem_range *range, *next;
+	struct ashmem_range *start, *range, *next;
 	unsigned int needed = 0;
 	LIST_HEAD(pieces);
 	pgoff_t page;
 
 	lockdep_assert_held(&asma->lock);
-	for (range = ashmem_range_find(asma, first ? first - 1 : 0);
-	     range && range->first <= last + 1;
+	start = ashmem_range_find(asma, first ? first - 1 : 0);
+	if (start && !start->purged && start->first <= last + 1)
+		first = min(first, start->first);
+
+	/* Widen over resident ranges, count the gaps between purged ones. */
+	page = first;
+	for (range = start; range && range->first <= last + 1;
 	     range = ashmem_range_next(range)) {
 		if (!range->purged) {
-			first = min(first, range->first);
 			last = max(last, range->last);
+		} else if (range->first <= last) {
+			if (range->first > page)
+				needed++;
+			page = max(page, range->last + 1);
 		}
-	}
-
-	page = first;
-	for (range = ashmem_range_find(asma, first);
-	     range && range->first <= last; range = ashmem_range_next(range)) {
-		if (!range->purged)
-			continue;
-		if (range->first > page)
-			needed++;
-		page = range->last + 1;
 	}
 	if (page <= last)
 		needed++;
@@ -293,37 +326,24 @@ static int ashmem_unpin(struct ashmem_area *asma, pgoff_t first, pgoff_t last)
 		list_add(&range->lru, &pieces);
 	}
 
-	for (range = ashmem_range_find(asma, first);
-	     range && range->first <= last; range = next) {
-		next = ashmem_range_next(range);
-		if (!range->purged)
-			ashmem_range_delete(range);
-	}
-
 	page = first;
-	range = ashmem_range_find(asma, first);
-	for (;;) {
-		pgoff_t end = range && range->first <= last ?
-			      range->first : last + 1;
-
-		if (end > page) {
-			struct ashmem_range *piece;
-
-			piece = list_first_entry(&pieces, struct ashmem_range,
-						 lru);
-			list_del_init(&piece->lru);
-			ashmem_range_insert(piece, page, end - 1, false);
+	for (range = start; range && range->first <= last; range = next) {
+		next = ashmem_range_next(range);
+		if (!range->purged) {
+			ashmem_range_delete(range);
+			continue;
 		}
-		if (end > last)
-			break;
-		page = range->last + 1;
-		range = ashmem_range_next(range);
+		if (range->first > page)
+			ashmem_unpin_piece(&pieces, page, range->first - 1);
+		page = max(page, range->last + 1);
 	}
+	if (page <= last)
+		ashmem_unpin_piece(&pieces, page, last);
 	return 0;
 
 err_free_pieces:
 	list_for_each_entry_safe(range, next, &pieces, lru)
-		kmem_cache_free(ashmem_range_cache, range);
+		ashmem_range_free(range);
 	return -ENOMEM;
 }
 
@@ -338,10 +358,14 @@ static int ashmem_get_pin_status(struct ashmem_area *asma, pgoff_t first,
 	return ASHMEM_IS_PINNED;
 }
 
-/* Punch out the pages of a range that has just been marked purged. */
+/*
+ * Punch out the pages of a range that has just been marked purged, and
+ * count what that freed as progress of the reclaim we may be running in.
+ */
 static void ashmem_range_punch(struct ashmem_range *range)
 {
 	struct file *backing = range->asma->file;
+	unsigned long resident = backing->f_mapping->nrpages;
 	unsigned int nofs;
 
 	lockdep_assert_held(&range->asma->lock);
@@ -352,6 +376,9 @@ static void ashmem_range_punch(struct ashmem_range *range)
 				     (loff_t)range->first << PAGE_SHIFT,
 				     (loff_t)ashmem_range_pages(range) << PAGE_SHIFT);
 	memalloc_nofs_restore(nofs);
+
+	resident -= min(resident, backing->f_mapping->nrpages);
+	mm_account_reclaimed_pages(resident);
 }
 
 /**
@@ -416,7 +443,7 @@ static unsigned long ashmem_purge(struct ashmem_purge *purge)
 static unsigned long ashmem_shrink_count(struct shrinker *shrinker,
 					 struct shrink_control *sc)
 {
-	unsigned long pages = atomic_long_read(&ashmem_lru_pages);
+	s64 pages = percpu_counter_read_positive(&ashmem_lru_pages);
 
 	return pages ?: SHRINK_EMPTY;
 }
@@ -467,6 +494,8 @@ static void ashmem_area_destroy(struct ashmem_area *asma)
 		kmem_cache_free(ashmem_range_cache, range);
 	}
 	asma->ranges = RB_ROOT;
+	if (asma->spare)
+		kmem_cache_free(ashmem_range_cache, asma->spare);
 	mutex_unlock(&asma->lock);
 
 	if (asma->file)
@@ -536,7 +565,8 @@ static loff_t ashmem_backing_llseek(struct file *file, loff_t offset,
 /*
  * What the backing files offer besides the area: reading and seeking only.
  * Neither remap_file_pages() on a mapping nor an open of /proc/PID/map_files/
- * can map an area without its protection mask, or write to it.
+ * can map an area without its protection mask; the inode is immutable, so
+ * such an open cannot write or truncate it either.
  */
 static const struct file_operations ashmem_backing_fops = {
 	.owner		= THIS_MODULE,
@@ -566,8 +596,13 @@ static int ashmem_create_backing(struct ashmem_area *asma,
 	if (IS_ERR(backing))
 		return PTR_ERR(backing);
 
+	/*
+	 * Opened through /proc/PID/map_files/, the file must not be written,
+	 * truncated or mapped: the area's size and mask hold there too.
+	 */
 	inode = file_inode(backing);
 	lockdep_set_class(&inode->i_rwsem, &ashmem_backing_key);
+	inode_set_flags(inode, S_IMMUTABLE, S_IMMUTABLE);
 	inode->i_fop = &ashmem_backing_fops;
 	replace_fops(backing, fops_get(&ashmem_backing_fops));
 
@@ -745,7 +780,7 @@ static long ashmem_pin_ioctl(struct ashmem_area *asma, unsigned int cmd,
 static long ashmem_purge_all_caches(void)
 {
 	struct ashmem_purge purge = { .target = ULONG_MAX };
-	long found = atomic_long_read(&ashmem_lru_pages);
+	long found = percpu_counter_sum_positive(&ashmem_lru_pages);
 	int tries = 100;
 
 	if (!capable(CAP_SYS_ADMIN))
@@ -899,9 +934,13 @@ static int __init ashmem_init(void)
 	if (ret)
 		goto err_destroy_cache;
 
-	ret = list_lru_init(&ashmem_lru);
+	ret = percpu_counter_init(&ashmem_lru_pages, 0, GFP_KERNEL);
 	if (ret)
 		goto err_destroy_cache;
+
+	ret = list_lru_init(&ashmem_lru);
+	if (ret)
+		goto err_destroy_counter;
 
 	ashmem_shrinker = shrinker_alloc(0, "ashmem");
 	if (!ashmem_shrinker) {
@@ -910,7 +949,11 @@ static int __init ashmem_init(void)
 	}
 	ashmem_shrinker->count_objects = ashmem_shrink_count;
 	ashmem_shrinker->scan_objects = ashmem_shrink_scan;
-	ashmem_shrinker->seeks = DEFAULT_SEEKS * 4;
+	/*
+	 * Without swap, purging is the only way to reclaim these pages: ask
+	 * for them as early as for any other cache.
+	 */
+	ashmem_shrinker->seeks = DEFAULT_SEEKS;
 	shrinker_register(ashmem_shrinker);
 
 	ret = misc_register(&ashmem_misc);
@@ -922,6 +965,8 @@ err_free_shrinker:
 	shrinker_free(ashmem_shrinker);
 err_destroy_lru:
 	list_lru_destroy(&ashmem_lru);
+err_destroy_counter:
+	percpu_counter_destroy(&ashmem_lru_pages);
 err_destroy_cache:
 	kmem_cache_destroy(ashmem_range_cache);
 	return ret;
@@ -932,6 +977,7 @@ static void __exit ashmem_exit(void)
 	misc_deregister(&ashmem_misc);
 	shrinker_free(ashmem_shrinker);
 	list_lru_destroy(&ashmem_lru);
+	percpu_counter_destroy(&ashmem_lru_pages);
 	kmem_cache_destroy(ashmem_range_cache);
 }
 

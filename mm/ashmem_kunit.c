@@ -297,23 +297,23 @@ static void ashmem_pages_counted(struct kunit *test)
 {
 	struct ashmem_area *a = ashmem_test_area(test, ASHMEM_TEST_PAGES);
 	struct ashmem_area *b = ashmem_test_area(test, ASHMEM_TEST_PAGES);
-	long before = atomic_long_read(&ashmem_lru_pages);
+	long before = percpu_counter_sum(&ashmem_lru_pages);
 
 	KUNIT_ASSERT_EQ(test, ashmem_test_unpin(a, 0, 3), 0);
 	KUNIT_ASSERT_EQ(test, ashmem_test_unpin(b, 8, 15), 0);
 	KUNIT_EXPECT_EQ(test, a->unpinned_pages, 4);
 	KUNIT_EXPECT_EQ(test, b->unpinned_pages, 8);
-	KUNIT_EXPECT_EQ(test, atomic_long_read(&ashmem_lru_pages), before + 12);
+	KUNIT_EXPECT_EQ(test, percpu_counter_sum(&ashmem_lru_pages), before + 12);
 
 	KUNIT_ASSERT_EQ(test, ashmem_test_pin(b, 10, 11), ASHMEM_NOT_PURGED);
 	KUNIT_EXPECT_EQ(test, b->unpinned_pages, 6);
-	KUNIT_EXPECT_EQ(test, atomic_long_read(&ashmem_lru_pages), before + 10);
+	KUNIT_EXPECT_EQ(test, percpu_counter_sum(&ashmem_lru_pages), before + 10);
 
 	KUNIT_EXPECT_EQ(test, ashmem_test_purge(ULONG_MAX), 10);
 	KUNIT_EXPECT_EQ(test, a->unpinned_pages, 0);
 	KUNIT_EXPECT_EQ(test, a->purged_pages, 4);
 	KUNIT_EXPECT_EQ(test, b->purged_pages, 6);
-	KUNIT_EXPECT_EQ(test, atomic_long_read(&ashmem_lru_pages), before);
+	KUNIT_EXPECT_EQ(test, percpu_counter_sum(&ashmem_lru_pages), before);
 	KUNIT_EXPECT_EQ(test, ashmem_test_purge(ULONG_MAX), 0);
 }
 
@@ -378,7 +378,7 @@ static void ashmem_purge_punches_backing_file(struct kunit *test)
 /* Releasing an area takes its ranges off the LRU. */
 static void ashmem_release_drops_ranges(struct kunit *test)
 {
-	long before = atomic_long_read(&ashmem_lru_pages);
+	long before = percpu_counter_sum(&ashmem_lru_pages);
 	unsigned long ranges = list_lru_count(&ashmem_lru);
 	struct ashmem_area *asma = ashmem_test_area(test, ASHMEM_TEST_PAGES);
 
@@ -388,7 +388,7 @@ static void ashmem_release_drops_ranges(struct kunit *test)
 
 	kunit_release_action(test, ashmem_test_area_destroy, asma);
 	KUNIT_EXPECT_EQ(test, list_lru_count(&ashmem_lru), ranges);
-	KUNIT_EXPECT_EQ(test, atomic_long_read(&ashmem_lru_pages), before);
+	KUNIT_EXPECT_EQ(test, percpu_counter_sum(&ashmem_lru_pages), before);
 }
 
 /*
@@ -460,11 +460,11 @@ static bool ashmem_model_check(struct ashmem_model *m)
 		}
 	}
 	if (unpinned != asma->unpinned_pages || purged != asma->purged_pages ||
-	    unpinned != atomic_long_read(&ashmem_lru_pages)) {
-		KUNIT_FAIL(test, "seed %llu op %lu: counted %lu/%lu/%ld, ranges hold %lu/%lu",
+	    unpinned != percpu_counter_sum(&ashmem_lru_pages)) {
+		KUNIT_FAIL(test, "seed %llu op %lu: counted %lu/%lu/%lld, ranges hold %lu/%lu",
 			   m->seed, m->op, asma->unpinned_pages,
 			   asma->purged_pages,
-			   atomic_long_read(&ashmem_lru_pages), unpinned, purged);
+			   percpu_counter_sum(&ashmem_lru_pages), unpinned, purged);
 		return false;
 	}
 	return true;
