@@ -716,8 +716,9 @@ static long ashmem_set_prot_mask(struct ashmem_area *asma, unsigned long prot)
 	if ((asma->prot_mask & prot) != prot)
 		return -EINVAL;
 
+	/* Where the mask still allows it, PROT_READ means PROT_EXEC too. */
 	if ((prot & PROT_READ) && (current->personality & READ_IMPLIES_EXEC))
-		prot |= PROT_EXEC;
+		prot |= asma->prot_mask & PROT_EXEC;
 	WRITE_ONCE(asma->prot_mask, prot);
 	return 0;
 }

@@ -1,0 +1,136 @@
+# ashmem on Linux 6.12: prepare, build and test the kernel; `make help`.
+# Everything is built under build/ (git-ignored).  See README.md.
+
+SHELL := /bin/bash
+.SHELLFLAGS := -eo pipefail -c
+.NOTPARALLEL:
+.DEFAULT_GOAL := help
+MAKEFLAGS += --no-print-directory
+
+B      := build
+KSRC   := $(B)/linux
+LOGS   := $(B)/logs
+RES    := $(B)/results
+JOBS   ?= $(shell nproc)
+export JOBS
+
+# Kernel lanes: KERNEL=NAME builds in build/NAME from FRAGMENTS_NAME, merged
+# on top of tinyconfig, then the selftests' config files.  A new lane (a debug
+# kernel, say) is one more FRAGMENTS_ line and a fragment in configs/.
+KERNEL           ?= x86_64
+FRAGMENTS_x86_64 := configs/x86_64.config
+FRAGMENTS_debug  := configs/x86_64.config configs/debug.config
+FRAGMENTS        ?= $(FRAGMENTS_$(KERNEL))
+KOUT             := $(B)/$(KERNEL)
+LANES            := $(patsubst FRAGMENTS_%,%,$(filter FRAGMENTS_%,$(.VARIABLES)))
+BZIMAGE          := $(KOUT)/arch/x86/boot/bzImage
+
+SELFTEST_TARGETS ?= ashmem
+SELFTEST_CONFIGS := $(wildcard $(SELFTEST_TARGETS:%=tools/testing/selftests/%/config))
+KUNITCONFIG      ?= mm/.kunitconfig
+DEMO             ?= ashmem-demo
+BENCH_ARGS       ?=
+
+# The VM (see scripts/vm-run.sh).  RUN_KERNEL_ARGS keeps `make run` to the
+# demo's own words: the console shows only kernel errors, while the whole
+# kernel log still reaches the host (the guest dumps dmesg) and is checked.
+VM_MEM          ?= 512M
+VM_SMP          ?= 2
+VM_TIMEOUT      ?= 1800
+SUITE_TIMEOUT   ?= 900
+RUN_KERNEL_ARGS ?= quiet
+export VM_MEM VM_SMP VM_TIMEOUT SUITE_TIMEOUT
+
+.PHONY: help deps prepare kernel selftests samples kunit kunit-results \
+	vmtest vmtest-results check run bench lint clean distclean
+
+help:
+	@echo "make run        boot the kernel and run the ashmem demo (samples/ashmem)"
+	@echo "make check      KUnit + kselftests (64-bit, 32-bit) + the demo in the VM; ends with"
+	@echo "                'N passed, N failed, N skipped', non-zero exit on any problem"
+	@echo "make deps       install missing Debian packages (apt-get, as root or via sudo)"
+	@echo "make prepare    extract linux-source-6.12 into $(KSRC), overlay the repo, patch"
+	@echo "make kernel     build $(BZIMAGE) (KERNEL=$(KERNEL))"
+	@echo "make selftests  build the kselftests, static, 64-bit and 32-bit"
+	@echo "make samples    build the demo programs in samples/ashmem"
+	@echo "make kunit      KUnit only (UML, $(B)/kunit)"
+	@echo "make vmtest     the VM part of check only (kselftests, demo)"
+	@echo "make bench      run ashmem_bench (64-bit) in the VM; BENCH_ARGS=\"--quick\""
+	@echo "make lint       checkpatch, kernel-doc and sparse (W=1 C=2) on the driver"
+	@echo "make clean      remove build outputs, keep the kernel tree and ccache"
+	@echo "make distclean  remove $(B)/ entirely"
+	@echo "Variables: KERNEL VM_MEM VM_SMP VM_TIMEOUT SUITE_TIMEOUT JOBS DEMO BENCH_ARGS"
+
+deps:
+	@bash scripts/deps.sh
+
+prepare: deps
+	@python3 scripts/prepare-tree.py . $(B)
+
+kernel: prepare
+	bash scripts/build-kernel.sh $(KSRC) $(KOUT) $(FRAGMENTS) $(SELFTEST_CONFIGS)
+
+selftests: kernel
+	bash scripts/build-selftests.sh $(KSRC) $(KOUT) 64 $(B)/selftests/$(KERNEL)-64 $(SELFTEST_TARGETS)
+	bash scripts/build-selftests.sh $(KSRC) $(KOUT) 32 $(B)/selftests/$(KERNEL)-32 $(SELFTEST_TARGETS)
+
+samples: kernel
+	bash scripts/build-samples.sh $(KOUT) samples/ashmem $(B)/samples
+
+# *-results targets record a result file and fail only if that is impossible;
+# the targets people type add the summary (and its exit status).
+kunit-results: prepare
+	@rm -f $(RES)/kunit.json
+	bash scripts/kunit.sh $(KSRC) $(KUNITCONFIG) $(B)/kunit $(LOGS)/kunit.log
+	@python3 scripts/results.py kunit $(LOGS)/kunit.log "$$(cat $(LOGS)/kunit.log.rc)" \
+		$(B)/kunit/test.log $(RES)/kunit.json
+
+# One boot: the 64-bit selftests, the 32-bit ones, then the demo (plain: it
+# passes if it exits 0).
+vmtest-results: selftests samples
+	@cat $(B)/selftests/$(KERNEL)-64/suites.txt $(B)/selftests/$(KERNEL)-32/suites.txt \
+		>$(B)/vmtest-$(KERNEL).suites
+	@echo "plain $(DEMO) /samples ./$(DEMO)" >>$(B)/vmtest-$(KERNEL).suites
+	bash scripts/vm.sh $(BZIMAGE) vmtest-$(KERNEL) $(B)/vmtest-$(KERNEL).suites \
+		$(B)/selftests/$(KERNEL)-64/install=/selftests/64 \
+		$(B)/selftests/$(KERNEL)-32/install=/selftests/32 \
+		$(B)/samples=/samples
+
+kunit:
+	-@$(MAKE) kunit-results
+	@python3 scripts/results.py summary $(RES)/kunit.json
+
+vmtest:
+	-@$(MAKE) vmtest-results
+	@python3 scripts/results.py summary $(RES)/vmtest-$(KERNEL).json
+
+# Every step runs even if an earlier one failed; a step that could not
+# finish leaves no result file, which the summary counts as a failure.
+check:
+	@rm -f $(RES)/kunit.json $(RES)/vmtest-$(KERNEL).json
+	-@$(MAKE) kunit-results
+	-@$(MAKE) vmtest-results
+	@python3 scripts/results.py summary $(RES)/kunit.json $(RES)/vmtest-$(KERNEL).json
+
+run: samples
+	@echo "plain $(DEMO) /samples ./$(DEMO)" >$(B)/run.suites
+	KERNEL_ARGS="$(RUN_KERNEL_ARGS)" bash scripts/vm.sh $(BZIMAGE) run $(B)/run.suites \
+		$(B)/samples=/samples
+	@python3 scripts/results.py summary $(RES)/run.json
+
+# Another program in the VM: a suites line and scripts/vm.sh, as here.
+bench: selftests
+	@echo "plain ashmem_bench /selftests/64/ashmem ./ashmem_bench $(BENCH_ARGS)" >$(B)/bench.suites
+	bash scripts/vm.sh $(BZIMAGE) bench $(B)/bench.suites \
+		$(B)/selftests/$(KERNEL)-64/install=/selftests/64
+	@python3 scripts/results.py summary $(RES)/bench.json
+
+lint: kernel
+	bash scripts/lint.sh $(KSRC) $(KOUT)
+
+clean:
+	rm -rf $(LANES:%=$(B)/%) $(B)/kunit $(B)/selftests $(B)/samples $(B)/initramfs \
+		$(LOGS) $(RES) $(B)/stage $(B)/*.suites
+
+distclean:
+	rm -rf $(B)

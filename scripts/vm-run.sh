@@ -1,0 +1,28 @@
+#!/bin/bash
+# Boot the test VM (qemu, TCG) once: console to stdout and LOG.console,
+# the guest's results channel (ttyS1) to LOG.results.
+#
+# usage: vm-run.sh KERNEL INITRAMFS LOG [KERNEL-ARGS...]
+# Env: VM_MEM (512M), VM_SMP (2), VM_TIMEOUT (seconds, 1800), SUITE_TIMEOUT
+# (seconds per guest program, 900).  Exit status: qemu's, 124 on timeout.
+set -euo pipefail
+
+kernel=$1 initrd=$2 log=$3; shift 3
+mkdir -p "$(dirname "$log")"
+rm -f "$log.console" "$log.results"
+
+cmdline="console=ttyS0 panic=-1 oops=panic printk.devkmsg=on"
+cmdline+=" suite_timeout=${SUITE_TIMEOUT:-900} $*"
+
+echo "vm-run: qemu ${VM_SMP:-2} vCPUs ${VM_MEM:-512M} (TCG), timeout ${VM_TIMEOUT:-1800}s; log: $log.console"
+set +e
+timeout -k 10 "${VM_TIMEOUT:-1800}" \
+	qemu-system-x86_64 -nodefaults -display none -no-reboot \
+		-accel tcg,thread=multi -cpu max -smp "${VM_SMP:-2}" -m "${VM_MEM:-512M}" \
+		-kernel "$kernel" -initrd "$initrd" -append "$cmdline" \
+		-serial stdio -serial file:"$log.results" </dev/null |
+	tee "$log.console"
+rc=${PIPESTATUS[0]}
+set -e
+[ "$rc" = 124 ] && echo "vm-run: TIMEOUT after ${VM_TIMEOUT:-1800}s"
+exit "$rc"

@@ -1,0 +1,1334 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ashmem_bench: the performance measures of issue 4 for /dev/ashmem, each
+ * printed as the ratio of two figures measured side by side in one run.
+ *
+ * Every measure compares two (or more) sides.  A repetition takes one sample
+ * of each side in turn (A B A B ...), so drift of the machine cancels in the
+ * per-repetition ratio; figures and ratios are the median of --reps
+ * repetitions, with the minimum and maximum beside them.  A timed loop is
+ * calibrated to run about --sample-ms; measures whose sample needs untimed
+ * set-up (purge, faults) time exactly one operation per sample.
+ *
+ * Goals are reported, not asserted.  The exit status is 0 unless the device
+ * misbehaves (an ioctl fails or does not do what it says): 1, or 4 (skip)
+ * when the device cannot be opened at all.  Works against any ashmem with
+ * Android's ABI: --device names the node.
+ */
+
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <linux/ashmem.h>
+#include <linux/falloc.h>
+
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+#define KSFT_SKIP	4
+#define MAX_REPS	101
+#define MAX_ROWS	32
+#define SETTLE_SECONDS	5
+#define CLOCKSOURCE	"/sys/devices/system/clocksource/clocksource0/current_clocksource"
+
+static const char *device = "/dev/ashmem";
+static int reps = 7;
+static bool quick;
+static double sample_ms = 50;
+static unsigned int only = ~0u;	/* bit i: run measure i */
+static long page_size;
+static int ncpus;
+
+/* ---- errors --------------------------------------------------------- */
+
+static void __attribute__((noreturn, format(printf, 1, 2)))
+fail(const char *fmt, ...)
+{
+	int err = errno;
+	va_list ap;
+
+	fflush(stdout);
+	fprintf(stderr, "ashmem_bench: error: ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, " (errno %d: %s)\n", err, strerror(err));
+	exit(1);
+}
+
+/* ---- clock and statistics ------------------------------------------- */
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + ts.tv_nsec;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+struct stats {
+	double med, min, max;
+};
+
+static struct stats stats_of(const double *v, int n)
+{
+	double s[MAX_REPS];
+	struct stats st;
+
+	memcpy(s, v, n * sizeof(*v));
+	qsort(s, n, sizeof(*s), cmp_double);
+	st.min = s[0];
+	st.max = s[n - 1];
+	st.med = n & 1 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
+	return st;
+}
+
+/* ---- sides, measures and the final table ---------------------------- */
+
+/*
+ * One side of a comparison.  ->run() performs @iters operations and returns
+ * the nanoseconds they took; the figure of a sample is then
+ *	cost: ns / (iters * per_op) / div	(lower is better), or
+ *	rate: iters * per_op / ns * 1e9 / div	(higher is better).
+ */
+struct side {
+	const char *label;
+	const char *unit;
+	double (*run)(struct side *s, long iters);
+	void *ctx;
+	bool rate;
+	bool fixed;		/* one operation a sample, no calibration */
+	double per_op;
+	double div;
+	long iters;
+	double v[MAX_REPS];
+};
+
+struct row {
+	char id[8];
+	char name[48];
+	const struct side *a, *b;
+	struct stats a_st, b_st, r_st;
+	char goal[16];
+	const char *met;
+};
+
+static struct row rows[MAX_ROWS];
+static int nrows;
+static double cpu_scaling;	/* control 2c, when measured */
+
+static double figure(const struct side *s, double ns)
+{
+	double ops = s->iters * s->per_op;
+
+	if (ns <= 0)
+		ns = 1;
+	return s->rate ? ops / ns * 1e9 / s->div : ns / ops / s->div;
+}
+
+static void calibrate(struct side *s)
+{
+	double target = sample_ms * 1e6, ns;
+	long iters = 1;
+
+	s->iters = 1;
+	if (s->fixed)
+		return;
+	for (;;) {
+		ns = s->run(s, iters);
+		if (ns >= target / 10 || iters >= (1L << 28))
+			break;
+		iters *= ns > 0 && target / 10 / ns < 16 ? 4 : 16;
+	}
+	s->iters = iters * target / (ns > 0 ? ns : 1);
+	if (s->iters < 1)
+		s->iters = 1;
+}
+
+/* Sample the sides in turn, @reps times. */
+static void sample_sides(struct side *sides, int n)
+{
+	int i, r;
+
+	/* Calibration, or one untimed sample, warms every side up. */
+	for (i = 0; i < n; i++) {
+		calibrate(&sides[i]);
+		if (sides[i].fixed)
+			sides[i].run(&sides[i], 1);
+	}
+	for (r = 0; r < reps; r++)
+		for (i = 0; i < n; i++)
+			sides[i].v[r] = figure(&sides[i],
+					       sides[i].run(&sides[i],
+							    sides[i].iters));
+}
+
+static void print_side(const struct side *s)
+{
+	struct stats st = stats_of(s->v, reps);
+
+	printf("    %-28s %12.4g %-10s [%.4g - %.4g]\n",
+	       s->label, st.med, s->unit, st.min, st.max);
+}
+
+/*
+ * Report a / b; @goal > 0 is "ratio <= goal" for costs and "ratio >= goal"
+ * for rates, 0 means report only.
+ */
+static void report(const char *id, const char *name, const struct side *a,
+		   const struct side *b, double goal)
+{
+	double r[MAX_REPS];
+	struct row *row;
+	int i;
+
+	for (i = 0; i < reps; i++)
+		r[i] = a->v[i] / b->v[i];
+	if (nrows == MAX_ROWS)
+		return;
+	row = &rows[nrows++];
+	snprintf(row->id, sizeof(row->id), "%s", id);
+	snprintf(row->name, sizeof(row->name), "%s", name);
+	row->a = a;
+	row->b = b;
+	row->a_st = stats_of(a->v, reps);
+	row->b_st = stats_of(b->v, reps);
+	row->r_st = stats_of(r, reps);
+	if (goal > 0) {
+		snprintf(row->goal, sizeof(row->goal), "%s %.2f",
+			 a->rate ? ">=" : "<=", goal);
+		bool med = a->rate ? row->r_st.med >= goal : row->r_st.med <= goal;
+		bool all = a->rate ? row->r_st.min >= goal : row->r_st.max <= goal;
+		bool any = a->rate ? row->r_st.max >= goal : row->r_st.min <= goal;
+
+		/* '*': the goal lies within the spread of the repetitions. */
+		if (med)
+			row->met = all ? "yes" : "yes*";
+		else
+			row->met = any ? "NO*" : "NO";
+	} else {
+		snprintf(row->goal, sizeof(row->goal), "(report)");
+		row->met = "-";
+	}
+	printf("    ratio %s: %.3f [%.3f - %.3f]  goal %s  %s\n", name,
+	       row->r_st.med, row->r_st.min, row->r_st.max, row->goal,
+	       goal > 0 ? (row->met[0] == 'y' ? "met" : "NOT MET") : "");
+}
+
+static void print_table(void)
+{
+	int i;
+
+	printf("\n%-4s %-34s %-30s %-30s %-24s %-9s %s\n", "#", "measure",
+	       "A: median [min - max]", "B: median [min - max]",
+	       "ratio A/B [min - max]", "goal", "met");
+	for (i = 0; i < nrows; i++) {
+		struct row *r = &rows[i];
+		char a[64], b[64], q[48];
+
+		snprintf(a, sizeof(a), "%.4g %s [%.4g-%.4g]", r->a_st.med,
+			 r->a->unit, r->a_st.min, r->a_st.max);
+		snprintf(b, sizeof(b), "%.4g %s [%.4g-%.4g]", r->b_st.med,
+			 r->b->unit, r->b_st.min, r->b_st.max);
+		snprintf(q, sizeof(q), "%.3f [%.3f-%.3f]", r->r_st.med,
+			 r->r_st.min, r->r_st.max);
+		printf("%-4s %-34s %-30s %-30s %-24s %-9s %s\n", r->id,
+		       r->name, a, b, q, r->goal, r->met);
+	}
+	printf("met: the median ratio meets the goal; '*': the goal lies within the\n"
+	       "spread of the repetitions, so the verdict is not firm.\n");
+	if (cpu_scaling && cpu_scaling < 1.8)
+		printf("warning: 2 threads that never leave userspace ran only %.2f times as\n"
+		       "fast as 1 (2c): this machine did not give the benchmark 2 free CPUs,\n"
+		       "so measure 2 says little about the driver in this run.\n",
+		       cpu_scaling);
+}
+
+/* ---- ashmem and memfd helpers --------------------------------------- */
+
+static int area_open(size_t size)
+{
+	int fd = open(device, O_RDWR | O_CLOEXEC);
+
+	if (fd < 0)
+		fail("open %s", device);
+	if (ioctl(fd, ASHMEM_SET_SIZE, size) < 0)
+		fail("ASHMEM_SET_SIZE %zu", size);
+	return fd;
+}
+
+static void *map_shared(int fd, size_t len)
+{
+	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+
+	if (p == MAP_FAILED)
+		fail("mmap MAP_SHARED of %zu bytes", len);
+	return p;
+}
+
+/* An area of @pages pages whose backing exists (mapped once, unmapped). */
+static int area_ready(unsigned long pages)
+{
+	int fd = area_open(pages * page_size);
+
+	munmap(map_shared(fd, page_size), page_size);
+	return fd;
+}
+
+static int pin_op(int fd, unsigned long cmd, unsigned long page,
+		  unsigned long pages)
+{
+	struct ashmem_pin pin = {
+		.offset = page * page_size,
+		.len = pages * page_size,
+	};
+	int ret = ioctl(fd, cmd, &pin);
+
+	if (ret < 0 || ret > 1 || (cmd == ASHMEM_UNPIN && ret))
+		fail("%s of page %lu returned %d",
+		     cmd == ASHMEM_PIN ? "ASHMEM_PIN" :
+		     cmd == ASHMEM_UNPIN ? "ASHMEM_UNPIN" :
+		     "ASHMEM_GET_PIN_STATUS", page, ret);
+	return ret;
+}
+
+static void expect_status(int fd, unsigned long page, int want)
+{
+	int ret = pin_op(fd, ASHMEM_GET_PIN_STATUS, page, 1);
+
+	if (ret != want) {
+		errno = 0;
+		fail("page %lu is %s, expected %s", page,
+		     ret == ASHMEM_IS_PINNED ? "pinned" : "unpinned",
+		     want == ASHMEM_IS_PINNED ? "pinned" : "unpinned");
+	}
+}
+
+static int memfd_sized(size_t size)
+{
+	int fd = memfd_create("ashmem_bench", MFD_CLOEXEC);
+
+	if (fd < 0)
+		fail("memfd_create");
+	if (ftruncate(fd, size) < 0)
+		fail("ftruncate memfd to %zu", size);
+	return fd;
+}
+
+static void touch_pages(char *p, size_t len, char c)
+{
+	size_t off;
+
+	for (off = 0; off < len; off += page_size)
+		*(volatile char *)(p + off) = c;
+}
+
+/* How many pages of [p, p + len) are resident. */
+static unsigned long resident(void *p, size_t len)
+{
+	unsigned long n = len / page_size, i, count = 0;
+	unsigned char *vec = malloc(n);
+
+	if (!vec || mincore(p, len, vec) < 0)
+		fail("mincore");
+	for (i = 0; i < n; i++)
+		count += vec[i] & 1;
+	free(vec);
+	return count;
+}
+
+/* ---- 1: range scaling ----------------------------------------------- */
+
+/*
+ * An area of 2n + 1 pages with the odd pages unpinned: n separate one-page
+ * ranges.  The target is the unpinned page 2 * (n / 2) + 1 near the middle
+ * (PIN deletes its range, UNPIN inserts it again), or for the merge variant
+ * the pinned page 2 * (n / 2) between two unpinned ones (UNPIN merges three
+ * ranges into one, PIN splits it back).
+ */
+struct ranges {
+	int fd;
+	unsigned long target;
+	bool merge;
+};
+
+static void ranges_setup(struct ranges *rg, unsigned long n, bool merge)
+{
+	unsigned long i;
+
+	rg->fd = area_ready(2 * n + 1);
+	for (i = 0; i < n; i++)
+		pin_op(rg->fd, ASHMEM_UNPIN, 2 * i + 1, 1);
+	rg->merge = merge;
+	rg->target = 2 * (n / 2) + !merge;
+	expect_status(rg->fd, rg->target,
+		      merge ? ASHMEM_IS_PINNED : ASHMEM_IS_UNPINNED);
+}
+
+static double ranges_run(struct side *s, long iters)
+{
+	struct ranges *rg = s->ctx;
+	struct ashmem_pin pin = {
+		.offset = rg->target * page_size,
+		.len = page_size,
+	};
+	unsigned long first = rg->merge ? ASHMEM_UNPIN : ASHMEM_PIN;
+	unsigned long second = rg->merge ? ASHMEM_PIN : ASHMEM_UNPIN;
+	uint64_t t0 = now_ns();
+	long i;
+
+	for (i = 0; i < iters; i++) {
+		if (ioctl(rg->fd, first, &pin) < 0 ||
+		    ioctl(rg->fd, second, &pin) < 0)
+			fail("PIN/UNPIN of page %lu", rg->target);
+	}
+	return now_ns() - t0;
+}
+
+static void measure_ranges(bool merge)
+{
+	static const unsigned long plain[] = { 1, 100, 10000 };
+	static const unsigned long merged[] = { 2, 100, 10000 };
+	static struct side all_sides[2][3];
+	static struct ranges all_rg[2][3];
+	static char labels[2][3][32];
+	static char names[2][2][48];
+	const unsigned long *ns = merge ? merged : plain;
+	struct side *sides = all_sides[merge];
+	struct ranges *rg = all_rg[merge];
+	const char *what = merge ? "merge/split" : "range scaling";
+	int i;
+
+	if (!merge)
+		printf("\n[1] range scaling: PIN+UNPIN of the unpinned page near the middle\n"
+		       "    of an area of 2n+1 pages whose odd pages are unpinned (n ranges)\n");
+	else
+		printf("\n[1m] range scaling, merge/split: UNPIN+PIN of the pinned page\n"
+		       "    between two unpinned ones (UNPIN merges 3 ranges into 1, PIN\n"
+		       "    splits it again)\n");
+	for (i = 0; i < 3; i++) {
+		ranges_setup(&rg[i], ns[i], merge);
+		snprintf(labels[merge][i], sizeof(labels[0][0]),
+			 "n=%lu (page %lu)", ns[i], rg[i].target);
+		sides[i] = (struct side){
+			.label = labels[merge][i], .unit = "us/pair",
+			.run = ranges_run, .ctx = &rg[i],
+			.per_op = 1, .div = 1e3,
+		};
+	}
+	sample_sides(sides, 3);
+	for (i = 0; i < 3; i++)
+		print_side(&sides[i]);
+	snprintf(names[merge][0], sizeof(names[0][0]), "%s cost(%lu)/cost(%lu)",
+		 what, ns[2], ns[0]);
+	snprintf(names[merge][1], sizeof(names[0][0]), "%s cost(%lu)/cost(%lu)",
+		 what, ns[1], ns[0]);
+	report(merge ? "1m" : "1", names[merge][0], &sides[2], &sides[0],
+	       merge ? 0 : 2.0);
+	report(merge ? "1m'" : "1'", names[merge][1], &sides[1], &sides[0], 0);
+	for (i = 0; i < 3; i++)
+		close(rg[i].fd);
+}
+
+/* ---- 2: parallel scaling -------------------------------------------- */
+
+enum work { WORK_PINPAIR, WORK_STATUS, WORK_GETSIZE, WORK_SPIN };
+
+struct worker {
+	pthread_t thread;
+	pthread_barrier_t *barrier;
+	enum work work;
+	int cpu;
+	int fd;
+	unsigned long page;
+	long iters;
+	uint64_t t0, t1;
+	int err;
+};
+
+static void *worker_main(void *arg)
+{
+	struct worker *w = arg;
+	struct ashmem_pin pin = {
+		.offset = w->page * page_size,
+		.len = page_size,
+	};
+	cpu_set_t set;
+	long i;
+
+	CPU_ZERO(&set);
+	CPU_SET(w->cpu, &set);
+	pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+	pthread_barrier_wait(w->barrier);
+	w->t0 = now_ns();
+	switch (w->work) {
+	case WORK_PINPAIR:
+		for (i = 0; i < w->iters; i++) {
+			if (ioctl(w->fd, ASHMEM_PIN, &pin) < 0 ||
+			    ioctl(w->fd, ASHMEM_UNPIN, &pin) < 0) {
+				w->err = errno;
+				break;
+			}
+		}
+		break;
+	case WORK_STATUS:
+		for (i = 0; i < w->iters; i++) {
+			if (ioctl(w->fd, ASHMEM_GET_PIN_STATUS, &pin) < 0) {
+				w->err = errno;
+				break;
+			}
+		}
+		break;
+	case WORK_GETSIZE:
+		for (i = 0; i < w->iters; i++) {
+			if (ioctl(w->fd, ASHMEM_GET_SIZE) < 0) {
+				w->err = errno;
+				break;
+			}
+		}
+		break;
+	case WORK_SPIN:
+		for (i = 0; i < w->iters; i++) {
+			volatile unsigned long x = 0;
+			int j;
+
+			for (j = 0; j < 1000; j++)
+				x += j;
+		}
+		break;
+	}
+	w->t1 = now_ns();
+	return NULL;
+}
+
+/* The threads of one side: how many, on which areas and pages. */
+struct team {
+	int nthreads;
+	enum work work;
+	int fd[2];
+	unsigned long page[2];
+};
+
+static double team_run(struct side *s, long iters)
+{
+	struct team *team = s->ctx;
+	struct worker w[2];
+	pthread_barrier_t barrier;
+	uint64_t t0 = UINT64_MAX, t1 = 0;
+	int i;
+
+	pthread_barrier_init(&barrier, NULL, team->nthreads);
+	for (i = 0; i < team->nthreads; i++) {
+		w[i] = (struct worker){
+			.barrier = &barrier, .work = team->work,
+			.cpu = i % ncpus, .fd = team->fd[i],
+			.page = team->page[i], .iters = iters,
+		};
+		if (pthread_create(&w[i].thread, NULL, worker_main, &w[i]))
+			fail("pthread_create");
+	}
+	for (i = 0; i < team->nthreads; i++) {
+		pthread_join(w[i].thread, NULL);
+		if (w[i].err) {
+			errno = w[i].err;
+			fail("ioctl in thread %d", i);
+		}
+		t0 = w[i].t0 < t0 ? w[i].t0 : t0;
+		t1 = w[i].t1 > t1 ? w[i].t1 : t1;
+	}
+	pthread_barrier_destroy(&barrier);
+	return t1 - t0;
+}
+
+static struct side team_side(const char *label, const char *unit,
+			     struct team *team)
+{
+	return (struct side){
+		.label = label, .unit = unit, .run = team_run, .ctx = team,
+		.rate = true, .per_op = team->nthreads, .div = 1e3,
+	};
+}
+
+/*
+ * Areas of 65 pages, odd pages unpinned (32 ranges); thread 0 works on page
+ * 17 and thread 1 on page 49, each PIN then UNPIN of its unpinned page.
+ * The controls show what scales without the driver's shared state: a lookup
+ * under the area's lock only (GET_PIN_STATUS), an ioctl that takes no lock
+ * (GET_SIZE), a loop that never leaves userspace.
+ */
+static void measure_parallel(void)
+{
+	static const struct {
+		const char *label, *unit;
+		enum work work;
+		int nthreads;
+		bool same_area;
+	} def[] = {
+		{ "PIN+UNPIN, 1 thread", "kpair/s", WORK_PINPAIR, 1, false },
+		{ "PIN+UNPIN, 2 thr, 2 areas", "kpair/s", WORK_PINPAIR, 2, false },
+		{ "PIN+UNPIN, 2 thr, 1 area", "kpair/s", WORK_PINPAIR, 2, true },
+		{ "GET_PIN_STATUS, 1 thread", "kioctl/s", WORK_STATUS, 1, false },
+		{ "GET_PIN_STATUS, 2 thr, 2 ar", "kioctl/s", WORK_STATUS, 2, false },
+		{ "GET_SIZE, 1 thread", "kioctl/s", WORK_GETSIZE, 1, false },
+		{ "GET_SIZE, 2 thr, 2 areas", "kioctl/s", WORK_GETSIZE, 2, false },
+		{ "CPU loop, 1 thread", "kloop/s", WORK_SPIN, 1, false },
+		{ "CPU loop, 2 threads", "kloop/s", WORK_SPIN, 2, false },
+	};
+	enum { N = ARRAY_SIZE(def) };
+	static struct side sides[N];
+	static struct team teams[N];
+	long iters = 0;
+	int fd[2], i, j;
+
+	printf("\n[2] parallel scaling: operations per second, threads pinned to CPUs 0 and 1\n"
+	       "    (areas of 65 pages with 32 unpinned ranges; PIN+UNPIN pairs of page 17 in\n"
+	       "    thread 0, of page 49 in thread 1; every thread does the same work)\n");
+	if (ncpus < 2)
+		printf("    note: only %d CPU online: 2 threads cannot run in parallel\n",
+		       ncpus);
+	for (i = 0; i < 2; i++) {
+		unsigned long p;
+
+		fd[i] = area_ready(65);
+		for (p = 1; p < 65; p += 2)
+			pin_op(fd[i], ASHMEM_UNPIN, p, 1);
+	}
+	for (i = 0; i < N; i++) {
+		teams[i] = (struct team){
+			.nthreads = def[i].nthreads, .work = def[i].work,
+			.fd = { fd[0], def[i].same_area ? fd[0] : fd[1] },
+			.page = { 17, 49 },
+		};
+		sides[i] = team_side(def[i].label, def[i].unit, &teams[i]);
+		/* A thread of a 2-thread side does what the 1 thread does. */
+		if (def[i].nthreads == 1) {
+			calibrate(&sides[i]);
+			iters = sides[i].iters;
+		}
+		sides[i].iters = iters;
+	}
+	for (i = 0; i < reps; i++)
+		for (j = 0; j < N; j++)
+			sides[j].v[i] = figure(&sides[j],
+					       team_run(&sides[j], sides[j].iters));
+	for (i = 0; i < N; i++)
+		print_side(&sides[i]);
+	report("2", "parallel: 2 thr 2 areas / 1 thr", &sides[1], &sides[0], 1.7);
+	report("2s", "parallel: 2 thr 1 area / 1 thr", &sides[2], &sides[0], 0);
+	report("2p", "ctl: GET_PIN_STATUS 2 thr / 1", &sides[4], &sides[3], 0);
+	report("2g", "ctl: GET_SIZE 2 thr / 1", &sides[6], &sides[5], 0);
+	report("2c", "ctl: CPU loop 2 thr / 1", &sides[8], &sides[7], 0);
+	cpu_scaling = rows[nrows - 1].r_st.med;
+	close(fd[0]);
+	close(fd[1]);
+}
+
+/* ---- 3: area lifecycle ---------------------------------------------- */
+
+#define LIFECYCLE_SIZE	(64 * 1024)
+
+static double lifecycle_ashmem(struct side *s, long iters)
+{
+	uint64_t t0 = now_ns();
+	long i;
+
+	for (i = 0; i < iters; i++) {
+		int fd = open(device, O_RDWR | O_CLOEXEC);
+		char *p;
+
+		if (fd < 0)
+			fail("open %s", device);
+		if (ioctl(fd, ASHMEM_SET_SIZE, (size_t)LIFECYCLE_SIZE) < 0)
+			fail("ASHMEM_SET_SIZE");
+		p = mmap(NULL, LIFECYCLE_SIZE, PROT_READ | PROT_WRITE,
+			 MAP_SHARED, fd, 0);
+		if (p == MAP_FAILED)
+			fail("mmap of an area");
+		*(volatile char *)p = 1;
+		munmap(p, LIFECYCLE_SIZE);
+		close(fd);
+	}
+	return now_ns() - t0;
+}
+
+static double lifecycle_memfd(struct side *s, long iters)
+{
+	uint64_t t0 = now_ns();
+	long i;
+
+	for (i = 0; i < iters; i++) {
+		int fd = memfd_create("ashmem_bench", MFD_CLOEXEC);
+		char *p;
+
+		if (fd < 0 || ftruncate(fd, LIFECYCLE_SIZE) < 0)
+			fail("memfd_create + ftruncate");
+		p = mmap(NULL, LIFECYCLE_SIZE, PROT_READ | PROT_WRITE,
+			 MAP_SHARED, fd, 0);
+		if (p == MAP_FAILED)
+			fail("mmap of a memfd");
+		*(volatile char *)p = 1;
+		munmap(p, LIFECYCLE_SIZE);
+		close(fd);
+	}
+	return now_ns() - t0;
+}
+
+static double open_close_ashmem(struct side *s, long iters)
+{
+	uint64_t t0 = now_ns();
+	long i;
+
+	for (i = 0; i < iters; i++) {
+		int fd = open(device, O_RDWR | O_CLOEXEC);
+
+		if (fd < 0)
+			fail("open %s", device);
+		close(fd);
+	}
+	return now_ns() - t0;
+}
+
+static double open_close_memfd(struct side *s, long iters)
+{
+	uint64_t t0 = now_ns();
+	long i;
+
+	for (i = 0; i < iters; i++) {
+		int fd = memfd_create("ashmem_bench", MFD_CLOEXEC);
+
+		if (fd < 0)
+			fail("memfd_create");
+		close(fd);
+	}
+	return now_ns() - t0;
+}
+
+/*
+ * Where a lifecycle spends its time, step by step: averages over @iters
+ * areas, stamped with the clock between the steps.
+ */
+enum {
+	STEP_CREATE, STEP_SIZE, STEP_MMAP, STEP_TOUCH, STEP_MUNMAP, STEP_CLOSE,
+	NSTEPS
+};
+
+static void lifecycle_steps(bool ashmem, long iters, double *us)
+{
+	uint64_t t[NSTEPS + 1], sum[NSTEPS] = { 0 };
+	long i;
+	int k;
+
+	for (i = 0; i < iters; i++) {
+		int fd, ret;
+		char *p;
+
+		t[0] = now_ns();
+		fd = ashmem ? open(device, O_RDWR | O_CLOEXEC) :
+			      memfd_create("ashmem_bench", MFD_CLOEXEC);
+		t[1] = now_ns();
+		ret = ashmem ? ioctl(fd, ASHMEM_SET_SIZE, (size_t)LIFECYCLE_SIZE) :
+			       ftruncate(fd, LIFECYCLE_SIZE);
+		t[2] = now_ns();
+		p = mmap(NULL, LIFECYCLE_SIZE, PROT_READ | PROT_WRITE,
+			 MAP_SHARED, fd, 0);
+		t[3] = now_ns();
+		if (fd < 0 || ret < 0 || p == MAP_FAILED)
+			fail("lifecycle of %s", ashmem ? "an area" : "a memfd");
+		*(volatile char *)p = 1;
+		t[4] = now_ns();
+		munmap(p, LIFECYCLE_SIZE);
+		t[5] = now_ns();
+		close(fd);
+		t[6] = now_ns();
+		for (k = 0; k < NSTEPS; k++)
+			sum[k] += t[k + 1] - t[k];
+	}
+	for (k = 0; k < NSTEPS; k++)
+		us[k] = sum[k] / 1e3 / iters;
+}
+
+static void print_lifecycle_steps(long iters)
+{
+	static const char *const step[NSTEPS] = {
+		"open|memfd_create", "SET_SIZE|ftruncate", "mmap", "touch",
+		"munmap", "close",
+	};
+	double a[NSTEPS] = { 0 }, m[NSTEPS] = { 0 }, x[NSTEPS], ta = 0, tm = 0;
+	int k, round;
+
+	/* Alternating rounds, so drift hits both alike. */
+	for (round = 0; round < 4; round++) {
+		lifecycle_steps(true, iters / 4 + 1, x);
+		for (k = 0; k < NSTEPS; k++)
+			a[k] += x[k] / 4;
+		lifecycle_steps(false, iters / 4 + 1, x);
+		for (k = 0; k < NSTEPS; k++)
+			m[k] += x[k] / 4;
+	}
+	printf("    step by step (us, mean of %ld areas each):\n", (iters / 4 + 1) * 4);
+	for (k = 0; k < NSTEPS; k++) {
+		printf("      %-20s ashmem %8.2f   memfd %8.2f\n", step[k],
+		       a[k], m[k]);
+		ta += a[k];
+		tm += m[k];
+	}
+	printf("      %-20s ashmem %8.2f   memfd %8.2f\n", "total", ta, tm);
+}
+
+static void measure_lifecycle(void)
+{
+	static struct side sides[4];
+
+	printf("\n[3] area lifecycle: create + size + mmap(MAP_SHARED, 64 KiB) +\n"
+	       "    touch 1 page + munmap + close; for reference, create + close alone\n");
+	sides[0] = (struct side){ .label = "ashmem: open+SET_SIZE+...",
+				  .unit = "us/area", .run = lifecycle_ashmem,
+				  .per_op = 1, .div = 1e3 };
+	sides[1] = (struct side){ .label = "memfd: create+ftruncate+...",
+				  .unit = "us/area", .run = lifecycle_memfd,
+				  .per_op = 1, .div = 1e3 };
+	sides[2] = (struct side){ .label = "ashmem: open+close only",
+				  .unit = "us/area", .run = open_close_ashmem,
+				  .per_op = 1, .div = 1e3 };
+	sides[3] = (struct side){ .label = "memfd: create+close only",
+				  .unit = "us/area", .run = open_close_memfd,
+				  .per_op = 1, .div = 1e3 };
+	sample_sides(sides, 4);
+	print_side(&sides[0]);
+	print_side(&sides[1]);
+	print_side(&sides[2]);
+	print_side(&sides[3]);
+	report("3", "lifecycle: ashmem / memfd", &sides[0], &sides[1], 1.10);
+	report("3o", "ctl: open+close / create+close", &sides[2], &sides[3],
+	       0);
+	print_lifecycle_steps(sides[1].iters);
+}
+
+/* ---- 4: ioctl floor ------------------------------------------------- */
+
+struct floor {
+	int fd;
+	unsigned long page;
+	size_t size;
+};
+
+/* UNPIN then PIN of page 8 of an otherwise pinned 16-page area. */
+static double floor_pair(struct side *s, long iters)
+{
+	struct floor *f = s->ctx;
+	struct ashmem_pin pin = {
+		.offset = f->page * page_size,
+		.len = page_size,
+	};
+	uint64_t t0 = now_ns();
+	long i;
+
+	for (i = 0; i < iters; i++) {
+		if (ioctl(f->fd, ASHMEM_UNPIN, &pin) < 0 ||
+		    ioctl(f->fd, ASHMEM_PIN, &pin) < 0)
+			fail("UNPIN/PIN of page %lu", f->page);
+	}
+	return now_ns() - t0;
+}
+
+/* PIN of page 8 while it is pinned: everything but the range work. */
+static double floor_noop_pin(struct side *s, long iters)
+{
+	struct floor *f = s->ctx;
+	struct ashmem_pin pin = {
+		.offset = f->page * page_size,
+		.len = page_size,
+	};
+	uint64_t t0 = now_ns();
+	long i;
+
+	for (i = 0; i < iters; i++) {
+		if (ioctl(f->fd, ASHMEM_PIN, &pin) != ASHMEM_NOT_PURGED)
+			fail("PIN of pinned page %lu", f->page);
+	}
+	return now_ns() - t0;
+}
+
+/* SET_PROT_MASK to the mask the area has: the area's lock, no copy-in. */
+static double floor_set_prot(struct side *s, long iters)
+{
+	struct floor *f = s->ctx;
+	unsigned long prot = PROT_READ | PROT_WRITE | PROT_EXEC;
+	uint64_t t0 = now_ns();
+	long i;
+
+	for (i = 0; i < iters; i++) {
+		if (ioctl(f->fd, ASHMEM_SET_PROT_MASK, prot) < 0)
+			fail("ASHMEM_SET_PROT_MASK");
+	}
+	return now_ns() - t0;
+}
+
+static double floor_get_size(struct side *s, long iters)
+{
+	struct floor *f = s->ctx;
+	uint64_t t0 = now_ns();
+	long i;
+
+	for (i = 0; i < iters; i++) {
+		if (ioctl(f->fd, ASHMEM_GET_SIZE) != (long)f->size)
+			fail("ASHMEM_GET_SIZE");
+	}
+	return now_ns() - t0;
+}
+
+static void measure_floor(void)
+{
+	static struct side sides[4];
+	static struct floor f;
+
+	printf("\n[4] ioctl floor: UNPIN+PIN of one page (of 16, all pinned) vs one GET_SIZE;\n"
+	       "    for reference, PIN of a pinned page (copy-in, lock, look-up, no change)\n"
+	       "    and SET_PROT_MASK to the same mask (lock only)\n");
+	f.size = 16 * page_size;
+	f.fd = area_ready(16);
+	f.page = 8;
+	sides[0] = (struct side){ .label = "UNPIN+PIN pair", .unit = "us/pair",
+				  .run = floor_pair, .ctx = &f,
+				  .per_op = 1, .div = 1e3 };
+	sides[1] = (struct side){ .label = "GET_SIZE", .unit = "us/ioctl",
+				  .run = floor_get_size, .ctx = &f,
+				  .per_op = 1, .div = 1e3 };
+	sides[2] = (struct side){ .label = "PIN of a pinned page", .unit = "us/ioctl",
+				  .run = floor_noop_pin, .ctx = &f,
+				  .per_op = 1, .div = 1e3 };
+	sides[3] = (struct side){ .label = "SET_PROT_MASK, same mask",
+				  .unit = "us/ioctl", .run = floor_set_prot,
+				  .ctx = &f, .per_op = 1, .div = 1e3 };
+	sample_sides(sides, 4);
+	print_side(&sides[0]);
+	print_side(&sides[1]);
+	print_side(&sides[2]);
+	print_side(&sides[3]);
+	report("4", "ioctl floor: pair / GET_SIZE", &sides[0], &sides[1], 2.5);
+	report("4n", "ctl: no-op PIN / GET_SIZE", &sides[2], &sides[1], 0);
+	report("4m", "ctl: SET_PROT_MASK / GET_SIZE", &sides[3], &sides[1], 0);
+	close(f.fd);
+}
+
+/* ---- 5: purge throughput -------------------------------------------- */
+
+/*
+ * An area (or memfd) of @size bytes, mapped shared and fully populated, cut
+ * in strides of @stride pages: the first @stride - 1 pages of each stride
+ * unpinned, the last one pinned, so the ranges stay separate.  ashmem frees
+ * them with one PURGE_ALL_CACHES, the memfd with one fallocate(PUNCH_HOLE)
+ * per range.
+ */
+struct purge {
+	size_t size;
+	unsigned long stride;
+	unsigned long pages;	/* pages to be freed */
+};
+
+static int purge_fd = -1;	/* any area, to call PURGE_ALL_CACHES on */
+
+static double purge_ashmem(struct side *s, long iters)
+{
+	struct purge *pg = s->ctx;
+	unsigned long npages = pg->size / page_size, p, res;
+	uint64_t t0, t1;
+	long found;
+	char *map;
+	int fd;
+
+	/* Whatever else is unpinned is purged now, not with our ranges. */
+	if (ioctl(purge_fd, ASHMEM_PURGE_ALL_CACHES) < 0)
+		fail("ASHMEM_PURGE_ALL_CACHES");
+	fd = area_open(pg->size);
+	map = map_shared(fd, pg->size);
+	touch_pages(map, pg->size, 0x5a);
+	for (p = 0; p < npages; p += pg->stride)
+		pin_op(fd, ASHMEM_UNPIN, p, pg->stride - 1);
+	res = resident(map, pg->size);
+	if (res != npages)
+		printf("    note: %lu of %lu pages resident before the purge\n",
+		       res, npages);
+
+	t0 = now_ns();
+	found = ioctl(fd, ASHMEM_PURGE_ALL_CACHES);
+	t1 = now_ns();
+	if (found < 0)
+		fail("ASHMEM_PURGE_ALL_CACHES");
+	if ((unsigned long)found != pg->pages)
+		printf("    note: PURGE_ALL_CACHES found %ld unpinned pages, %lu expected\n",
+		       found, pg->pages);
+	res = resident(map, pg->size);
+	if (res != npages - pg->pages) {
+		errno = 0;
+		fail("%lu pages resident after PURGE_ALL_CACHES, %lu expected",
+		     res, npages - pg->pages);
+	}
+	if (pin_op(fd, ASHMEM_PIN, 0, 0) != ASHMEM_WAS_PURGED) {
+		errno = 0;
+		fail("ASHMEM_PIN after PURGE_ALL_CACHES: not ASHMEM_WAS_PURGED");
+	}
+	munmap(map, pg->size);
+	close(fd);
+	return t1 - t0;
+}
+
+static double purge_memfd(struct side *s, long iters)
+{
+	struct purge *pg = s->ctx;
+	unsigned long npages = pg->size / page_size, p;
+	uint64_t t0, t1;
+	char *map;
+	int fd;
+
+	fd = memfd_sized(pg->size);
+	map = map_shared(fd, pg->size);
+	touch_pages(map, pg->size, 0x5a);
+
+	t0 = now_ns();
+	for (p = 0; p < npages; p += pg->stride) {
+		if (fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+			      (off_t)p * page_size,
+			      (off_t)(pg->stride - 1) * page_size) < 0)
+			fail("fallocate(PUNCH_HOLE) on a memfd");
+	}
+	t1 = now_ns();
+	if (resident(map, pg->size) != npages - pg->pages)
+		printf("    note: the memfd kept pages it punched out\n");
+	munmap(map, pg->size);
+	close(fd);
+	return t1 - t0;
+}
+
+static void measure_purge(unsigned long stride, const char *id)
+{
+	static struct purge pgs[2];
+	static struct side sides[2][2];
+	static char labels[2][2][48];
+	struct purge *pg = &pgs[stride == 2];
+	struct side *sd = sides[stride == 2];
+	char name[48];
+
+	pg->size = (quick ? 8 : 32) << 20;
+	pg->stride = stride;
+	pg->pages = pg->size / page_size / stride * (stride - 1);
+	printf("\n[%s] purge throughput: %zu MiB mapped shared and populated, %lu ranges of %lu\n"
+	       "    unpinned page(s) with 1 pinned page between them; %lu pages freed per sample\n",
+	       id, pg->size >> 20, pg->size / page_size / stride, stride - 1,
+	       pg->pages);
+	if (purge_fd < 0)
+		purge_fd = area_open(page_size);
+	if (ioctl(purge_fd, ASHMEM_PURGE_ALL_CACHES) < 0) {
+		if (errno != EPERM)
+			fail("ASHMEM_PURGE_ALL_CACHES");
+		printf("    skipped: PURGE_ALL_CACHES needs CAP_SYS_ADMIN\n");
+		return;
+	}
+	snprintf(labels[stride == 2][0], sizeof(labels[0][0]),
+		 "ashmem: 1 PURGE_ALL_CACHES");
+	snprintf(labels[stride == 2][1], sizeof(labels[0][0]),
+		 "memfd: %lu fallocate(PUNCH)", pg->size / page_size / stride);
+	sd[0] = (struct side){ .label = labels[stride == 2][0],
+			       .unit = "kpage/s", .run = purge_ashmem, .ctx = pg,
+			       .rate = true, .fixed = true,
+			       .per_op = pg->pages, .div = 1e3 };
+	sd[1] = (struct side){ .label = labels[stride == 2][1],
+			       .unit = "kpage/s", .run = purge_memfd, .ctx = pg,
+			       .rate = true, .fixed = true,
+			       .per_op = pg->pages, .div = 1e3 };
+	sample_sides(sd, 2);
+	print_side(&sd[0]);
+	print_side(&sd[1]);
+	snprintf(name, sizeof(name), "purge, %lu-page ranges: ashmem/memfd",
+		 stride - 1);
+	report(id, name, &sd[0], &sd[1], stride == 2 ? 0 : 0.8);
+}
+
+/* ---- 6: fault cost -------------------------------------------------- */
+
+static size_t fault_size;
+
+static double fault_ashmem(struct side *s, long iters)
+{
+	int fd = area_open(fault_size);
+	char *map = map_shared(fd, fault_size);
+	uint64_t t0 = now_ns();
+
+	touch_pages(map, fault_size, 1);
+	t0 = now_ns() - t0;
+	munmap(map, fault_size);
+	close(fd);
+	return t0;
+}
+
+static double fault_memfd(struct side *s, long iters)
+{
+	int fd = memfd_sized(fault_size);
+	char *map = map_shared(fd, fault_size);
+	uint64_t t0 = now_ns();
+
+	touch_pages(map, fault_size, 1);
+	t0 = now_ns() - t0;
+	munmap(map, fault_size);
+	close(fd);
+	return t0;
+}
+
+static void measure_faults(void)
+{
+	static struct side sides[2];
+	static char unit[24];
+
+	fault_size = (quick ? 16 : 64) << 20;
+	snprintf(unit, sizeof(unit), "ms/%zuMiB", fault_size >> 20);
+	printf("\n[6] fault cost: write one byte to every page of a fresh %zu MiB\n"
+	       "    MAP_SHARED mapping\n", fault_size >> 20);
+	sides[0] = (struct side){ .label = "ashmem", .unit = unit,
+				  .run = fault_ashmem, .fixed = true,
+				  .per_op = 1, .div = 1e6 };
+	sides[1] = (struct side){ .label = "memfd", .unit = unit,
+				  .run = fault_memfd, .fixed = true,
+				  .per_op = 1, .div = 1e6 };
+	sample_sides(sides, 2);
+	print_side(&sides[0]);
+	print_side(&sides[1]);
+	report("6", "faults: ashmem / memfd", &sides[0], &sides[1], 1.05);
+}
+
+/* ---- main ----------------------------------------------------------- */
+
+static void print_file(const char *label, const char *path)
+{
+	char buf[256] = "?";
+	FILE *f = fopen(path, "r");
+
+	if (f) {
+		if (!fgets(buf, sizeof(buf), f))
+			snprintf(buf, sizeof(buf), "?");
+		fclose(f);
+	}
+	buf[strcspn(buf, "\n")] = '\0';
+	printf("%-12s %s\n", label, buf);
+}
+
+/* The smallest step CLOCK_MONOTONIC is seen to take, in ns. */
+static uint64_t clock_step(void)
+{
+	uint64_t best = UINT64_MAX, a, b;
+	int i;
+
+	for (i = 0; i < 200; i++) {
+		a = now_ns();
+		while ((b = now_ns()) == a)
+			;
+		if (b - a < best)
+			best = b - a;
+	}
+	return best;
+}
+
+static double boot_seconds(void)
+{
+	double up = 1e9;
+	FILE *f = fopen("/proc/uptime", "r");
+
+	if (f) {
+		if (fscanf(f, "%lf", &up) != 1)
+			up = 1e9;
+		fclose(f);
+	}
+	return up;
+}
+
+static unsigned long mem_available_mib(void)
+{
+	unsigned long kib = 0;
+	char line[128];
+	FILE *f = fopen("/proc/meminfo", "r");
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "MemAvailable: %lu kB", &kib) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return kib >> 10;
+}
+
+/*
+ * Right after boot the kernel is still settling (a VM switches its
+ * clocksource a second or two in), and a VM's memory is backed by the host
+ * only once touched: let the first seconds pass, and touch half the free
+ * memory once, so that no side pays for what the other did not.
+ */
+static void settle(void)
+{
+	size_t size = (size_t)(mem_available_mib() / 2);
+	double up = boot_seconds();
+	char *map;
+	int fd;
+
+	if (up < SETTLE_SECONDS) {
+		printf("%-12s waiting until %d s after boot\n", "settle",
+		       SETTLE_SECONDS);
+		usleep((SETTLE_SECONDS - up) * 1e6);
+	}
+	if (size > 1024)
+		size = 1024;
+	if (size < 16)
+		return;
+	size <<= 20;
+	fd = memfd_sized(size);
+	map = map_shared(fd, size);
+	touch_pages(map, size, 1);
+	munmap(map, size);
+	close(fd);
+	printf("%-12s touched %zu MiB once\n", "warm-up", size >> 20);
+}
+
+static void __attribute__((noreturn)) usage(const char *prog, int status)
+{
+	printf("usage: %s [--device PATH] [--reps N] [--quick] [--sample-ms MS] [--only LIST]\n"
+	       "  --device PATH    the ashmem device node (default /dev/ashmem)\n"
+	       "  --reps N         repetitions of every sample, 1..%d (default 7; 3 with --quick)\n"
+	       "  --quick          short samples and small sizes, for a smoke run\n"
+	       "  --sample-ms MS   length of a calibrated sample (default 50; 10 with --quick)\n"
+	       "  --only LIST      run only these measures, e.g. 1,4 (default 1-6)\n",
+	       prog, MAX_REPS);
+	exit(status);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "device", required_argument, NULL, 'd' },
+		{ "reps", required_argument, NULL, 'r' },
+		{ "quick", no_argument, NULL, 'q' },
+		{ "sample-ms", required_argument, NULL, 's' },
+		{ "only", required_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, 'h' },
+		{ }
+	};
+	int c, user_reps = 0, fd;
+	double user_ms = 0;
+	struct utsname u;
+	uint64_t step;
+	char *tok;
+
+	while ((c = getopt_long(argc, argv, "d:r:qs:o:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'd':
+			device = optarg;
+			break;
+		case 'r':
+			user_reps = atoi(optarg);
+			if (user_reps < 1 || user_reps > MAX_REPS)
+				usage(argv[0], 2);
+			break;
+		case 'q':
+			quick = true;
+			break;
+		case 's':
+			user_ms = atof(optarg);
+			if (user_ms <= 0)
+				usage(argv[0], 2);
+			break;
+		case 'o':
+			only = 0;
+			for (tok = strtok(optarg, ","); tok; tok = strtok(NULL, ",")) {
+				c = atoi(tok);
+				if (c < 1 || c > 6)
+					usage(argv[0], 2);
+				only |= 1u << c;
+			}
+			break;
+		case 'h':
+			usage(argv[0], 0);
+		default:
+			usage(argv[0], 2);
+		}
+	}
+	if (quick) {
+		reps = 3;
+		sample_ms = 10;
+	}
+	if (user_reps)
+		reps = user_reps;
+	if (user_ms)
+		sample_ms = user_ms;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	page_size = sysconf(_SC_PAGESIZE);
+	ncpus = sysconf(_SC_NPROCESSORS_ONLN);
+	if (ncpus < 1)
+		ncpus = 1;
+
+	fd = open(device, O_RDWR | O_CLOEXEC);
+	if (fd < 0) {
+		printf("ashmem_bench: SKIP: cannot open %s: %s\n", device,
+		       strerror(errno));
+		return KSFT_SKIP;
+	}
+	close(fd);
+
+	uname(&u);
+	printf("ashmem_bench: %s, %d repetitions, samples of %.0f ms%s\n",
+	       device, reps, sample_ms, quick ? ", quick" : "");
+	printf("%-12s %s %s %s, %d CPUs online, page size %ld\n", "system",
+	       u.sysname, u.release, u.machine, ncpus, page_size);
+	print_file("meltdown", "/sys/devices/system/cpu/vulnerabilities/meltdown");
+	settle();
+	print_file("clocksource", CLOCKSOURCE);
+	step = clock_step();
+	printf("%-12s CLOCK_MONOTONIC steps by %llu ns\n", "clock",
+	       (unsigned long long)step);
+	/* A coarse clock needs longer samples to stay within 1%. */
+	if (step * 100 > sample_ms * 1e6) {
+		sample_ms = step * 100 / 1e6;
+		printf("%-12s samples lengthened to %.0f ms\n", "", sample_ms);
+	}
+	printf("Figures: median [min - max] of the repetitions; a ratio is the median of\n"
+	       "the per-repetition ratios of two sides sampled one after the other.\n");
+
+	if (only & 1 << 1) {
+		measure_ranges(false);
+		measure_ranges(true);
+	}
+	if (only & 1 << 2)
+		measure_parallel();
+	if (only & 1 << 3)
+		measure_lifecycle();
+	if (only & 1 << 4)
+		measure_floor();
+	if (only & 1 << 5) {
+		measure_purge(8, "5");
+		measure_purge(2, "5b");
+	}
+	if (only & 1 << 6)
+		measure_faults();
+	if (purge_fd >= 0)
+		close(purge_fd);
+
+	print_table();
+	print_file("\nclocksource", CLOCKSOURCE);
+	return 0;
+}
