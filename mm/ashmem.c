@@ -443,7 +443,8 @@ static unsigned long ashmem_purge(struct ashmem_purge *purge)
 static unsigned long ashmem_shrink_count(struct shrinker *shrinker,
 					 struct shrink_control *sc)
 {
-	s64 pages = percpu_counter_read_positive(&ashmem_lru_pages);
+	/* Exact, so that an empty LRU reads as empty whatever the batches. */
+	s64 pages = percpu_counter_sum_positive(&ashmem_lru_pages);
 
 	return pages ?: SHRINK_EMPTY;
 }

@@ -11,7 +11,7 @@
  * areas through inherited mappings and through fds passed over a socket,
  * and close (sometimes keeping the mapping).  HOGS processes keep memory
  * nearly full so that reclaim runs the ashmem shrinker; they volunteer to
- * the OOM killer and are restarted when killed.  For the first 40% of the
+ * the OOM killer and are restarted when killed.  For the first half of the
  * time only reclaim purges; then a thread also calls PURGE_ALL_CACHES and
  * drops slab caches (which runs the shrinker directly).
  *
@@ -962,10 +962,11 @@ static void write_file(const char *path, const char *val)
 }
 
 /*
- * Fills memory 1 MiB at a time until MemAvailable drops to a floor (by
- * turns 1/32, 1/64 and 1/128 of MemTotal: below the low watermark, so
- * kswapd and direct reclaim run the shrinkers), holds it a moment, frees,
- * repeats.  First in line for the OOM killer; the supervisor restarts it.
+ * Fills memory 1 MiB at a time, holds it a moment, frees it, and again.  By
+ * turns it stops when MemAvailable drops to 1/32 of MemTotal, or goes on
+ * until MemAvailable is 0 and then 4 MiB more: below the watermarks, where
+ * kswapd and direct reclaim run the shrinkers.  First in line for the OOM
+ * killer; the supervisor restarts it.
  */
 static void run_hog(struct stats *st, unsigned int round, double deadline)
 {
@@ -980,10 +981,16 @@ static void run_hog(struct stats *st, unsigned int round, double deadline)
 	if (!chunks)
 		_exit(2);
 	while (!st->stop && now() < deadline) {
-		long floor_kb = total_kb / (32 << (round++ % 3));
-		size_t n = 0;
+		bool hard = !(round++ % 2);
+		size_t n = 0, past_zero = 0;
 
-		while (n < max && !st->stop && meminfo_kb("MemAvailable") > floor_kb) {
+		while (n < max && !st->stop) {
+			long avail = meminfo_kb("MemAvailable");
+
+			if (!hard && avail <= total_kb / 32)
+				break;
+			if (hard && avail <= 0 && past_zero++ >= 4)
+				break;
 			chunks[n] = mmap(NULL, chunk, PROT_READ | PROT_WRITE,
 					 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 			if (chunks[n] == MAP_FAILED)
@@ -1006,7 +1013,7 @@ struct purger {
 	double start_at, deadline;
 };
 
-/* From 40% of the run on: PURGE_ALL_CACHES, and now and then the shrinker. */
+/* From half time on: PURGE_ALL_CACHES, and now and then the shrinker. */
 static void *purger_thread(void *arg)
 {
 	struct purger *pg = arg;
@@ -1029,7 +1036,7 @@ static void *purger_thread(void *arg)
 			add(&st->purge_all_calls, 1);
 			add(&st->purge_all_pages, n);
 		}
-		if (++k % 16 == 0) {
+		if (++k % 32 == 0) {
 			write_file("/proc/sys/vm/drop_caches", "2");
 			add(&st->drop_caches_calls, 1);
 		}
@@ -1130,7 +1137,7 @@ int main(int argc, char **argv)
 			_exit(run_worker(st, i, threads, seed, deadline));
 		wstatus[i] = -1;
 	}
-	pg = (struct purger){ st, start + 0.4 * seconds, deadline };
+	pg = (struct purger){ st, start + 0.5 * seconds, deadline };
 	if (pthread_create(&purger, NULL, purger_thread, &pg))
 		ksft_exit_fail_msg("pthread_create failed\n");
 
