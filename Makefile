@@ -42,12 +42,16 @@ RUN_KERNEL_ARGS ?= quiet
 export VM_MEM VM_SMP VM_TIMEOUT SUITE_TIMEOUT
 
 .PHONY: help deps prepare kernel selftests samples kunit kunit-results \
-	vmtest vmtest-results check run bench lint clean distclean
+	vmtest vmtest-results stress-results debug-results check check-fast run \
+	bench lint clean distclean
 
 help:
 	@echo "make run        boot the kernel and run the ashmem demo (samples/ashmem)"
-	@echo "make check      KUnit + kselftests (64-bit, 32-bit) + the demo in the VM; ends with"
+	@echo "make check      KUnit, then in the VM: kselftests (64-bit, 32-bit), the demo, the"
+	@echo "                fuzzer, the stress program (256M), and all of it again on the"
+	@echo "                debug kernel (KASAN, lockdep, kmemleak); ends with"
 	@echo "                'N passed, N failed, N skipped', non-zero exit on any problem"
+	@echo "make check-fast the same without the debug kernel"
 	@echo "make deps       install missing Debian packages (apt-get, as root or via sudo)"
 	@echo "make prepare    extract linux-source-6.12 into $(KSRC), overlay the repo, patch"
 	@echo "make kernel     build $(BZIMAGE) (KERNEL=$(KERNEL))"
@@ -85,16 +89,44 @@ kunit-results: prepare
 	@python3 scripts/results.py kunit $(LOGS)/kunit.log "$$(cat $(LOGS)/kunit.log.rc)" \
 		$(B)/kunit/test.log $(RES)/kunit.json
 
-# One boot: the 64-bit selftests, the 32-bit ones, then the demo (plain: it
-# passes if it exits 0).
+# One boot: the 64-bit selftests, the 32-bit ones, the demo (plain: it passes
+# if it exits 0), the ioctl fuzzer, and what VMTEST_EXTRA adds.
+FUZZ_ARGS    ?= -n 200000 -t 60 -p 2
+VMTEST_EXTRA ?=
 vmtest-results: selftests samples
 	@cat $(B)/selftests/$(KERNEL)-64/suites.txt $(B)/selftests/$(KERNEL)-32/suites.txt \
 		>$(B)/vmtest-$(KERNEL).suites
-	@echo "plain $(DEMO) /samples ./$(DEMO)" >>$(B)/vmtest-$(KERNEL).suites
+	@{ echo "plain $(DEMO) /samples ./$(DEMO)"; \
+	   echo "tap ashmem_fuzz-64 /selftests/64/ashmem ./ashmem_fuzz $(FUZZ_ARGS)"; \
+	   echo "tap ashmem_fuzz-32 /selftests/32/ashmem ./ashmem_fuzz $(FUZZ_ARGS)"; \
+	   for line in $(VMTEST_EXTRA); do echo "$${line//,/ }"; done; \
+	} >>$(B)/vmtest-$(KERNEL).suites
 	bash scripts/vm.sh $(BZIMAGE) vmtest-$(KERNEL) $(B)/vmtest-$(KERNEL).suites \
 		$(B)/selftests/$(KERNEL)-64/install=/selftests/64 \
 		$(B)/selftests/$(KERNEL)-32/install=/selftests/32 \
-		$(B)/samples=/samples
+		$(B)/samples=/samples scripts/guest=/guest
+
+# The stress program, 64-bit then 32-bit, in a VM with little memory so that
+# its memory hogs force real reclaim.
+STRESS_MEM  ?= 256M
+STRESS_ARGS ?= -t 60
+stress-results: selftests
+	@{ echo "plain ashmem_stress-64 /selftests/64/ashmem ./ashmem_stress $(STRESS_ARGS)"; \
+	   echo "plain ashmem_stress-32 /selftests/32/ashmem ./ashmem_stress -t 30"; \
+	} >$(B)/stress-$(KERNEL).suites
+	VM_MEM=$(STRESS_MEM) bash scripts/vm.sh $(BZIMAGE) stress-$(KERNEL) \
+		$(B)/stress-$(KERNEL).suites \
+		$(B)/selftests/$(KERNEL)-64/install=/selftests/64 \
+		$(B)/selftests/$(KERNEL)-32/install=/selftests/32
+
+# The debug lane: KASAN, lockdep, KFENCE, kmemleak... (configs/debug.config).
+# Every selftest, the fuzzer and the stress program, then a kmemleak scan; a
+# kernel report anywhere in the log fails the run (scripts/results.py).
+DEBUG_EXTRA := plain,ashmem_stress-64,/selftests/64/ashmem,./ashmem_stress,-t,60 \
+	plain,kmemleak,/,/bin/sh,/guest/kmemleak-scan.sh
+debug-results:
+	$(MAKE) KERNEL=debug FUZZ_ARGS="-n 100000 -t 30 -p 2" \
+		VMTEST_EXTRA="$(DEBUG_EXTRA)" vmtest-results
 
 kunit:
 	-@$(MAKE) kunit-results
@@ -106,11 +138,21 @@ vmtest:
 
 # Every step runs even if an earlier one failed; a step that could not
 # finish leaves no result file, which the summary counts as a failure.
-check:
-	@rm -f $(RES)/kunit.json $(RES)/vmtest-$(KERNEL).json
+CHECK_FAST := $(RES)/kunit.json $(RES)/vmtest-$(KERNEL).json $(RES)/stress-$(KERNEL).json
+check-fast:
+	@rm -f $(CHECK_FAST)
 	-@$(MAKE) kunit-results
 	-@$(MAKE) vmtest-results
-	@python3 scripts/results.py summary $(RES)/kunit.json $(RES)/vmtest-$(KERNEL).json
+	-@$(MAKE) stress-results
+	@python3 scripts/results.py summary $(CHECK_FAST)
+
+check:
+	@rm -f $(CHECK_FAST) $(RES)/vmtest-debug.json
+	-@$(MAKE) kunit-results
+	-@$(MAKE) vmtest-results
+	-@$(MAKE) stress-results
+	-@$(MAKE) debug-results
+	@python3 scripts/results.py summary $(CHECK_FAST) $(RES)/vmtest-debug.json
 
 run: samples
 	@echo "plain $(DEMO) /samples ./$(DEMO)" >$(B)/run.suites

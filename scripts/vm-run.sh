@@ -11,6 +11,8 @@ kernel=$1 initrd=$2 log=$3; shift 3
 mkdir -p "$(dirname "$log")"
 rm -f "$log.console" "$log.results"
 
+# An oops panics, a panic resets at once, and -no-reboot turns that into
+# qemu exiting; programs may log to /dev/kmsg without rate limit.
 cmdline="console=ttyS0 panic=-1 oops=panic printk.devkmsg=on"
 cmdline+=" suite_timeout=${SUITE_TIMEOUT:-900} $*"
 
