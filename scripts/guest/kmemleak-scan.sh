@@ -1,7 +1,8 @@
 #!/bin/sh
 # Debug lane, last program of the VM: ask kmemleak for a scan and fail on any
 # unreferenced object (the report goes to the console for the host too).
-mountpoint -q /sys/kernel/debug || mount -t debugfs debugfs /sys/kernel/debug
+grep -q " /sys/kernel/debug debugfs " /proc/mounts ||
+	mount -t debugfs debugfs /sys/kernel/debug
 leaks=/sys/kernel/debug/kmemleak
 [ -w "$leaks" ] || { echo "kmemleak: $leaks missing"; exit 1; }
 
