@@ -7,8 +7,9 @@
 #   FRAGMENT  config fragments merged in order on top of `make tinyconfig`;
 #             missing fragment files are an error.
 # Every option the fragments ask for is checked in the final .config.  The
-# .config keeps its old mtime when its content did not change, so nothing is
-# rebuilt needlessly.  Env: JOBS (default nproc).
+# configuration is only regenerated when its inputs changed, and keeps its old
+# mtime when its content did not, so nothing is rebuilt needlessly.
+# Env: JOBS (default nproc).
 set -euo pipefail
 
 src=$(realpath "$1"); out=$(realpath -m "$2"); shift 2
@@ -25,17 +26,27 @@ for f in "$@"; do
 done
 set -- "${frags[@]}"
 
-# 1. Configure from scratch, then keep the old .config if nothing changed.
-[ -f "$out/.config" ] && cp -p "$out/.config" "$out/.config.prev"
-kmake -s tinyconfig >/dev/null
-(cd "$out" && "$src/scripts/kconfig/merge_config.sh" -m .config "$@" >/dev/null)
-kmake -s olddefconfig
-if [ -f "$out/.config.prev" ]; then
-	if cmp -s "$out/.config" "$out/.config.prev"; then
-		mv "$out/.config.prev" "$out/.config"
-	else
-		echo "build-kernel: configuration changed"
-		rm -f "$out/.config.prev"
+# 1. Configure from scratch, unless nothing that decides the configuration
+#    changed since the last time: the fragments, the compiler, the Kconfig
+#    files.  A regenerated .config that is identical keeps its old mtime.
+stamp=$out/.config-inputs
+inputs=$( { cat "$@"; echo "$cc"; gcc --version | head -1; } | sha256sum)
+if [ -f "$out/.config" ] && [ "$(cat "$stamp" 2>/dev/null)" = "$inputs" ] &&
+   [ -z "$(find "$src" -name 'Kconfig*' -newer "$stamp" -print -quit)" ]; then
+	echo "build-kernel: configuration inputs unchanged, keeping $out/.config"
+else
+	rm -f "$stamp"
+	[ -f "$out/.config" ] && cp -p "$out/.config" "$out/.config.prev"
+	kmake -s tinyconfig >/dev/null
+	(cd "$out" && "$src/scripts/kconfig/merge_config.sh" -m .config "$@" >/dev/null)
+	kmake -s olddefconfig
+	if [ -f "$out/.config.prev" ]; then
+		if cmp -s "$out/.config" "$out/.config.prev"; then
+			mv "$out/.config.prev" "$out/.config"
+		else
+			echo "build-kernel: configuration changed"
+			rm -f "$out/.config.prev"
+		fi
 	fi
 fi
 
@@ -65,6 +76,7 @@ if [ -n "$missing" ]; then
 	echo "$missing" >&2
 	exit 1
 fi
+echo "$inputs" >"$stamp"
 
 # 3. Build the kernel and install the uapi headers for userspace builds.
 kmake bzImage

@@ -262,6 +262,7 @@ def cmd_summary(paths):
             continue
         with open(path) as f:
             r = json.load(f)
+        print(f"{r['name']}:")
         for s in r["suites"]:
             print(f"  {s['name']}: {s['passed']} passed, {s['failed']} failed, "
                   f"{s['skipped']} skipped")
