@@ -13,13 +13,13 @@
 #include <linux/file.h>
 #include <linux/fs.h>
 #include <linux/list_lru.h>
+#include <linux/memcontrol.h>
 #include <linux/miscdevice.h>
 #include <linux/mm.h>
 #include <linux/mman.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/overflow.h>
-#include <linux/percpu_counter.h>
 #include <linux/personality.h>
 #include <linux/rbtree.h>
 #include <linux/rcupdate.h>
@@ -32,6 +32,9 @@
 #include <linux/swap.h>
 #include <linux/uaccess.h>
 #include <uapi/linux/ashmem.h>
+
+#define CREATE_TRACE_POINTS
+#include <trace/events/ashmem.h>
 
 #define ASHMEM_NAME_PREFIX	"dev/ashmem/"
 #define ASHMEM_NAME_PREFIX_LEN	(sizeof(ASHMEM_NAME_PREFIX) - 1)
@@ -49,6 +52,8 @@
  * @unpinned_pages: pages unpinned and still resident, on the LRU
  * @purged_pages: pages unpinned and purged
  * @spare: a free range, kept for the next unpin or split
+ * @memcg: the memory cgroup whose reclaim purges the area's ranges, taken
+ *	with @file (see ashmem_memcg())
  * @name: "dev/ashmem/" followed by the name userspace gave
  * @rcu: the shrinker may still be inside mutex_unlock(@lock) when the
  *	area is released, so it is freed after a grace period
@@ -62,6 +67,7 @@ struct ashmem_area {
 	unsigned long unpinned_pages;
 	unsigned long purged_pages;
 	struct ashmem_range *spare;
+	struct mem_cgroup *memcg;
 	char name[ASHMEM_FULL_NAME_LEN];
 	struct rcu_head rcu;
 };
@@ -90,8 +96,8 @@ struct ashmem_range {
  * Lock order: mmap_lock -> ashmem_area.lock -> i_rwsem of the backing file
  * -> the list_lru lock.  There is no global mutex: ioctls, mmap and read on
  * different areas never contend.  The global state is ashmem_lru, the
- * resident unpinned ranges from least to most recently unpinned, and
- * ashmem_lru_pages, the pages they hold.
+ * resident unpinned ranges from least to most recently unpinned, one list
+ * per memory cgroup.
  *
  * An area's lock is never held while touching user memory, since a fault
  * takes mmap_lock and ->mmap runs under mmap_lock.
@@ -102,7 +108,6 @@ struct ashmem_range {
  * punched and can never pin pages that are still about to be zeroed.
  */
 static struct list_lru ashmem_lru;
-static struct percpu_counter ashmem_lru_pages;
 static struct shrinker *ashmem_shrinker;
 static struct kmem_cache *ashmem_range_cache __ro_after_init;
 
@@ -137,12 +142,24 @@ static void ashmem_range_count(struct ashmem_range *range, long pages)
 {
 	struct ashmem_area *asma = range->asma;
 
-	if (range->purged) {
+	if (range->purged)
 		asma->purged_pages += pages;
-	} else {
+	else
 		asma->unpinned_pages += pages;
-		percpu_counter_add(&ashmem_lru_pages, pages);
-	}
+}
+
+/*
+ * The cgroup whose LRU list holds the area's resident ranges: the one the
+ * area was first mapped from, or once that is removed its nearest online
+ * ancestor, to which list_lru has moved the ranges.
+ */
+static struct mem_cgroup *ashmem_memcg(struct ashmem_area *asma)
+{
+	struct mem_cgroup *memcg = asma->memcg;
+
+	while (memcg && !mem_cgroup_online(memcg))
+		memcg = parent_mem_cgroup(memcg);
+	return memcg;
 }
 
 static bool ashmem_range_less(struct rb_node *a, const struct rb_node *b)
@@ -185,7 +202,7 @@ static struct ashmem_range *ashmem_range_alloc(struct ashmem_area *asma)
 		return range;
 	}
 
-	range = kmem_cache_zalloc(ashmem_range_cache, GFP_KERNEL);
+	range = kmem_cache_zalloc(ashmem_range_cache, GFP_KERNEL_ACCOUNT);
 	if (range) {
 		INIT_LIST_HEAD(&range->lru);
 		range->asma = asma;
@@ -219,14 +236,15 @@ static void ashmem_range_insert(struct ashmem_range *range, pgoff_t first,
 	rb_add(&range->node, &asma->ranges, ashmem_range_less);
 	ashmem_range_count(range, ashmem_range_pages(range));
 	if (!purged)
-		list_lru_add(&ashmem_lru, &range->lru, 0, NULL);
+		list_lru_add(&ashmem_lru, &range->lru, 0, ashmem_memcg(asma));
 }
 
 static void ashmem_range_delete(struct ashmem_range *range)
 {
 	lockdep_assert_held(&range->asma->lock);
 	if (!range->purged)
-		list_lru_del(&ashmem_lru, &range->lru, 0, NULL);
+		list_lru_del(&ashmem_lru, &range->lru, 0,
+			     ashmem_memcg(range->asma));
 	ashmem_range_count(range, -(long)ashmem_range_pages(range));
 	rb_erase(&range->node, &range->asma->ranges);
 	ashmem_range_free(range);
@@ -362,7 +380,7 @@ static int ashmem_get_pin_status(struct ashmem_area *asma, pgoff_t first,
  * Punch out the pages of a range that has just been marked purged, and
  * count what that freed as progress of the reclaim we may be running in.
  */
-static void ashmem_range_punch(struct ashmem_range *range)
+static unsigned long ashmem_range_punch(struct ashmem_range *range)
 {
 	struct file *backing = range->asma->file;
 	unsigned long resident = backing->f_mapping->nrpages;
@@ -379,6 +397,7 @@ static void ashmem_range_punch(struct ashmem_range *range)
 
 	resident -= min(resident, backing->f_mapping->nrpages);
 	mm_account_reclaimed_pages(resident);
+	return resident;
 }
 
 /**
@@ -407,6 +426,7 @@ static enum lru_status ashmem_purge_isolate(struct list_head *item,
 						  lru);
 	struct ashmem_area *asma = range->asma;
 	struct ashmem_purge *purge = arg;
+	unsigned long resident;
 
 	if (purge->freed >= purge->target)
 		return LRU_STOP;
@@ -422,7 +442,9 @@ static enum lru_status ashmem_purge_isolate(struct list_head *item,
 	range->purged = true;
 	ashmem_range_count(range, ashmem_range_pages(range));
 	purge->freed += ashmem_range_pages(range);
-	ashmem_range_punch(range);
+	resident = ashmem_range_punch(range);
+	trace_ashmem_purge(file_inode(asma->file)->i_ino, range->first,
+			   range->last, resident);
 
 	/* Once unlocked, the area may be released: see ashmem_area.rcu. */
 	rcu_read_lock();
@@ -433,6 +455,7 @@ static enum lru_status ashmem_purge_isolate(struct list_head *item,
 	return LRU_REMOVED_RETRY;
 }
 
+/* Purge every list: all cgroups' ranges. */
 static unsigned long ashmem_purge(struct ashmem_purge *purge)
 {
 	list_lru_walk(&ashmem_lru, ashmem_purge_isolate, purge,
@@ -440,31 +463,76 @@ static unsigned long ashmem_purge(struct ashmem_purge *purge)
 	return purge->freed;
 }
 
+static enum lru_status ashmem_count_isolate(struct list_head *item,
+					    struct list_lru_one *lru,
+					    spinlock_t *lru_lock, void *arg)
+{
+	struct ashmem_range *range = container_of(item, struct ashmem_range,
+						  lru);
+	/* Without the area's lock: a range being trimmed may read torn. */
+	pgoff_t first = data_race(range->first), last = data_race(range->last);
+	unsigned long *pages = arg;
+
+	if (last >= first)
+		*pages += last - first + 1;
+	return LRU_SKIP;
+}
+
+/* For the trace: a cgroup as userspace sees it, by its inode number. */
+static unsigned long ashmem_memcg_ino(struct mem_cgroup *memcg)
+{
+#ifdef CONFIG_MEMCG
+	if (memcg)
+		return cgroup_ino(memcg->css.cgroup);
+#endif
+	return 0;
+}
+
+/* Ranges summed by a count; beyond them, the pages are extrapolated. */
+#define ASHMEM_COUNT_RANGES	1024
+
+/*
+ * The pages on the list of sc->memcg.  list_lru counts ranges, which vary in
+ * size, so the count sums them; on a very long list it sums the oldest
+ * ASHMEM_COUNT_RANGES and extrapolates.
+ */
 static unsigned long ashmem_shrink_count(struct shrinker *shrinker,
 					 struct shrink_control *sc)
 {
-	/* Exact, so that an empty LRU reads as empty whatever the batches. */
-	s64 pages = percpu_counter_sum_positive(&ashmem_lru_pages);
+	unsigned long ranges = list_lru_shrink_count(&ashmem_lru, sc);
+	unsigned long walk = min(ranges, ASHMEM_COUNT_RANGES);
+	unsigned long summed, pages = 0;
 
+	if (!ranges)
+		return SHRINK_EMPTY;
+	list_lru_walk_one(&ashmem_lru, sc->nid, sc->memcg, ashmem_count_isolate,
+			  &pages, &walk);
+	summed = min(ranges, ASHMEM_COUNT_RANGES) - walk;
+	if (summed < ranges && summed)
+		pages = mult_frac(pages, ranges, summed);
 	return pages ?: SHRINK_EMPTY;
 }
 
 /*
  * Context: shrinker; must not sleep on locks that allocation may hold.
- * Purges whole ranges, least recently unpinned first, until sc->nr_to_scan
- * pages are gone.
+ * Purges whole ranges of sc->memcg, least recently unpinned first, until
+ * sc->nr_to_scan pages are gone.
  */
 static unsigned long ashmem_shrink_scan(struct shrinker *shrinker,
 					struct shrink_control *sc)
 {
 	struct ashmem_purge purge = { .target = sc->nr_to_scan };
+	unsigned long walk = list_lru_shrink_count(&ashmem_lru, sc);
 
 	/* Punching a hole takes filesystem locks. */
 	if (!(sc->gfp_mask & __GFP_FS))
 		return SHRINK_STOP;
 
-	ashmem_purge(&purge);
+	list_lru_walk_one(&ashmem_lru, sc->nid, sc->memcg, ashmem_purge_isolate,
+			  &purge, &walk);
 	sc->nr_scanned = max(sc->nr_scanned, purge.freed);
+	trace_ashmem_shrink(ashmem_memcg_ino(sc->memcg), sc->nr_to_scan,
+			    purge.freed);
 	return purge.freed;
 }
 
@@ -472,7 +540,7 @@ static struct ashmem_area *ashmem_area_create(void)
 {
 	struct ashmem_area *asma;
 
-	asma = kzalloc(sizeof(*asma), GFP_KERNEL);
+	asma = kzalloc(sizeof(*asma), GFP_KERNEL_ACCOUNT);
 	if (!asma)
 		return NULL;
 
@@ -490,7 +558,8 @@ static void ashmem_area_destroy(struct ashmem_area *asma)
 	mutex_lock(&asma->lock);
 	rbtree_postorder_for_each_entry_safe(range, next, &asma->ranges, node) {
 		if (!range->purged)
-			list_lru_del(&ashmem_lru, &range->lru, 0, NULL);
+			list_lru_del(&ashmem_lru, &range->lru, 0,
+				     ashmem_memcg(asma));
 		ashmem_range_count(range, -(long)ashmem_range_pages(range));
 		kmem_cache_free(ashmem_range_cache, range);
 	}
@@ -501,6 +570,7 @@ static void ashmem_area_destroy(struct ashmem_area *asma)
 
 	if (asma->file)
 		fput(asma->file);
+	mem_cgroup_put(asma->memcg);
 	kfree_rcu(asma, rcu);
 }
 
@@ -577,25 +647,40 @@ static const struct file_operations ashmem_backing_fops = {
 	.mmap		= ashmem_backing_mmap,
 };
 
-/* Create the backing file; the area's size and name are final from now. */
+/*
+ * Create the backing file; the area's size and name are final from now.
+ * The area joins the memory cgroup of the task mapping it first, which is
+ * the one its pages are charged to as that task fills them.
+ */
 static int ashmem_create_backing(struct ashmem_area *asma,
 				 unsigned long vm_flags)
 {
 	const char *name = ASHMEM_NAME_DEF;
+	struct mem_cgroup *memcg;
 	struct file *backing;
 	struct inode *inode;
+	int ret;
 
 	lockdep_assert_held(&asma->lock);
 	if (asma->name[ASHMEM_NAME_PREFIX_LEN])
 		name = asma->name;
+
+	memcg = get_mem_cgroup_from_mm(current->mm);
+	if (IS_ENABLED(CONFIG_MEMCG) && memcg) {
+		ret = memcg_list_lru_alloc(memcg, &ashmem_lru, GFP_KERNEL);
+		if (ret)
+			goto err_put_memcg;
+	}
 
 	/*
 	 * Like shmem_zero_setup(): created under mmap_lock and reachable only
 	 * through the area, so it stays out of the LSM hooks.
 	 */
 	backing = shmem_kernel_file_setup(name, asma->size, vm_flags);
-	if (IS_ERR(backing))
-		return PTR_ERR(backing);
+	if (IS_ERR(backing)) {
+		ret = PTR_ERR(backing);
+		goto err_put_memcg;
+	}
 
 	/*
 	 * Opened through /proc/PID/map_files/, the file must not be written,
@@ -607,9 +692,14 @@ static int ashmem_create_backing(struct ashmem_area *asma,
 	inode->i_fop = &ashmem_backing_fops;
 	replace_fops(backing, fops_get(&ashmem_backing_fops));
 
+	asma->memcg = memcg;
 	/* Lockless readers of asma->file may rely on size and name. */
 	smp_store_release(&asma->file, backing);
 	return 0;
+
+err_put_memcg:
+	mem_cgroup_put(memcg);
+	return ret;
 }
 
 static unsigned long ashmem_vm_may_flags(unsigned long prot)
@@ -767,22 +857,27 @@ static long ashmem_pin_ioctl(struct ashmem_area *asma, unsigned int cmd,
 
 	switch (cmd) {
 	case ASHMEM_PIN:
-		return ashmem_pin(asma, first, last);
+		ret = ashmem_pin(asma, first, last);
+		trace_ashmem_pin(file_inode(asma->file)->i_ino, first, last, ret);
+		return ret;
 	case ASHMEM_UNPIN:
-		return ashmem_unpin(asma, first, last);
+		ret = ashmem_unpin(asma, first, last);
+		trace_ashmem_unpin(file_inode(asma->file)->i_ino, first, last,
+				   ret);
+		return ret;
 	default:
 		return ashmem_get_pin_status(asma, first, last);
 	}
 }
 
 /*
- * Returns the number of resident unpinned pages there were, as Android does.
- * A range whose area is busy is retried a few times rather than waited for.
+ * Returns the number of unpinned pages purged: all there were, as on
+ * Android, unless an area stayed busy.  A range whose area is busy is
+ * retried a few times rather than waited for.
  */
 static long ashmem_purge_all_caches(void)
 {
 	struct ashmem_purge purge = { .target = ULONG_MAX };
-	long found = percpu_counter_sum_positive(&ashmem_lru_pages);
 	int tries = 100;
 
 	if (!capable(CAP_SYS_ADMIN))
@@ -793,7 +888,7 @@ static long ashmem_purge_all_caches(void)
 		ashmem_purge(&purge);
 		cond_resched();
 	} while (purge.busy && --tries && !fatal_signal_pending(current));
-	return found;
+	return purge.freed;
 }
 
 static long ashmem_get_file_id(struct ashmem_area *asma,
@@ -936,19 +1031,18 @@ static int __init ashmem_init(void)
 	if (ret)
 		goto err_destroy_cache;
 
-	ret = percpu_counter_init(&ashmem_lru_pages, 0, GFP_KERNEL);
-	if (ret)
-		goto err_destroy_cache;
-
-	ret = list_lru_init(&ashmem_lru);
-	if (ret)
-		goto err_destroy_counter;
-
-	ashmem_shrinker = shrinker_alloc(0, "ashmem");
+	ashmem_shrinker = shrinker_alloc(SHRINKER_MEMCG_AWARE, "ashmem");
 	if (!ashmem_shrinker) {
 		ret = -ENOMEM;
-		goto err_destroy_lru;
+		goto err_destroy_cache;
 	}
+
+	ret = list_lru_init_memcg(&ashmem_lru, ashmem_shrinker);
+	if (ret) {
+		shrinker_free(ashmem_shrinker);
+		goto err_destroy_cache;
+	}
+
 	ashmem_shrinker->count_objects = ashmem_shrink_count;
 	ashmem_shrinker->scan_objects = ashmem_shrink_scan;
 	/*
@@ -965,10 +1059,7 @@ static int __init ashmem_init(void)
 
 err_free_shrinker:
 	shrinker_free(ashmem_shrinker);
-err_destroy_lru:
 	list_lru_destroy(&ashmem_lru);
-err_destroy_counter:
-	percpu_counter_destroy(&ashmem_lru_pages);
 err_destroy_cache:
 	kmem_cache_destroy(ashmem_range_cache);
 	return ret;
@@ -979,7 +1070,6 @@ static void __exit ashmem_exit(void)
 	misc_deregister(&ashmem_misc);
 	shrinker_free(ashmem_shrinker);
 	list_lru_destroy(&ashmem_lru);
-	percpu_counter_destroy(&ashmem_lru_pages);
 	kmem_cache_destroy(ashmem_range_cache);
 }
 

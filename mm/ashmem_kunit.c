@@ -64,6 +64,15 @@ static int ashmem_test_status(struct ashmem_area *asma, pgoff_t first,
 	return ashmem_get_pin_status(asma, first, last);
 }
 
+/* The pages the shrinker reports, as global reclaim asks for them. */
+static long ashmem_test_lru_pages(void)
+{
+	struct shrink_control sc = { .gfp_mask = GFP_KERNEL };
+	unsigned long pages = ashmem_shrink_count(ashmem_shrinker, &sc);
+
+	return pages == SHRINK_EMPTY ? 0 : pages;
+}
+
 static unsigned long ashmem_test_purge(unsigned long target)
 {
 	struct ashmem_purge purge = { .target = target };
@@ -297,23 +306,23 @@ static void ashmem_pages_counted(struct kunit *test)
 {
 	struct ashmem_area *a = ashmem_test_area(test, ASHMEM_TEST_PAGES);
 	struct ashmem_area *b = ashmem_test_area(test, ASHMEM_TEST_PAGES);
-	long before = percpu_counter_sum(&ashmem_lru_pages);
+	long before = ashmem_test_lru_pages();
 
 	KUNIT_ASSERT_EQ(test, ashmem_test_unpin(a, 0, 3), 0);
 	KUNIT_ASSERT_EQ(test, ashmem_test_unpin(b, 8, 15), 0);
 	KUNIT_EXPECT_EQ(test, a->unpinned_pages, 4);
 	KUNIT_EXPECT_EQ(test, b->unpinned_pages, 8);
-	KUNIT_EXPECT_EQ(test, percpu_counter_sum(&ashmem_lru_pages), before + 12);
+	KUNIT_EXPECT_EQ(test, ashmem_test_lru_pages(), before + 12);
 
 	KUNIT_ASSERT_EQ(test, ashmem_test_pin(b, 10, 11), ASHMEM_NOT_PURGED);
 	KUNIT_EXPECT_EQ(test, b->unpinned_pages, 6);
-	KUNIT_EXPECT_EQ(test, percpu_counter_sum(&ashmem_lru_pages), before + 10);
+	KUNIT_EXPECT_EQ(test, ashmem_test_lru_pages(), before + 10);
 
 	KUNIT_EXPECT_EQ(test, ashmem_test_purge(ULONG_MAX), 10);
 	KUNIT_EXPECT_EQ(test, a->unpinned_pages, 0);
 	KUNIT_EXPECT_EQ(test, a->purged_pages, 4);
 	KUNIT_EXPECT_EQ(test, b->purged_pages, 6);
-	KUNIT_EXPECT_EQ(test, percpu_counter_sum(&ashmem_lru_pages), before);
+	KUNIT_EXPECT_EQ(test, ashmem_test_lru_pages(), before);
 	KUNIT_EXPECT_EQ(test, ashmem_test_purge(ULONG_MAX), 0);
 }
 
@@ -375,10 +384,36 @@ static void ashmem_purge_punches_backing_file(struct kunit *test)
 	}
 }
 
+/*
+ * The shrinker's count sums the pages of the oldest ASHMEM_COUNT_RANGES
+ * ranges and scales that to the whole list: exact for ranges of one size.
+ */
+static void ashmem_count_long_list(struct kunit *test)
+{
+	const pgoff_t ranges = 3 * ASHMEM_COUNT_RANGES;
+	struct ashmem_area *asma = ashmem_test_area(test, 3 * ranges);
+	pgoff_t i;
+
+	KUNIT_ASSERT_EQ(test, ashmem_test_lru_pages(), 0);
+	for (i = 0; i < ranges; i++)
+		KUNIT_ASSERT_EQ(test, ashmem_test_unpin(asma, 3 * i, 3 * i), 0);
+	KUNIT_EXPECT_EQ(test, list_lru_count(&ashmem_lru), ranges);
+	KUNIT_EXPECT_EQ(test, ashmem_test_lru_pages(), ranges);
+
+	/* Each range grows to two pages; a pinned page keeps them apart. */
+	for (i = 0; i < ranges; i++)
+		KUNIT_ASSERT_EQ(test, ashmem_test_unpin(asma, 3 * i, 3 * i + 1),
+				0);
+	KUNIT_EXPECT_EQ(test, list_lru_count(&ashmem_lru), ranges);
+	KUNIT_EXPECT_EQ(test, ashmem_test_lru_pages(), 2 * ranges);
+	KUNIT_EXPECT_EQ(test, ashmem_test_purge(ULONG_MAX), 2 * ranges);
+	KUNIT_EXPECT_EQ(test, ashmem_test_lru_pages(), 0);
+}
+
 /* Releasing an area takes its ranges off the LRU. */
 static void ashmem_release_drops_ranges(struct kunit *test)
 {
-	long before = percpu_counter_sum(&ashmem_lru_pages);
+	long before = ashmem_test_lru_pages();
 	unsigned long ranges = list_lru_count(&ashmem_lru);
 	struct ashmem_area *asma = ashmem_test_area(test, ASHMEM_TEST_PAGES);
 
@@ -388,7 +423,7 @@ static void ashmem_release_drops_ranges(struct kunit *test)
 
 	kunit_release_action(test, ashmem_test_area_destroy, asma);
 	KUNIT_EXPECT_EQ(test, list_lru_count(&ashmem_lru), ranges);
-	KUNIT_EXPECT_EQ(test, percpu_counter_sum(&ashmem_lru_pages), before);
+	KUNIT_EXPECT_EQ(test, ashmem_test_lru_pages(), before);
 }
 
 /*
@@ -460,11 +495,11 @@ static bool ashmem_model_check(struct ashmem_model *m)
 		}
 	}
 	if (unpinned != asma->unpinned_pages || purged != asma->purged_pages ||
-	    unpinned != percpu_counter_sum(&ashmem_lru_pages)) {
-		KUNIT_FAIL(test, "seed %llu op %lu: counted %lu/%lu/%lld, ranges hold %lu/%lu",
+	    unpinned != ashmem_test_lru_pages()) {
+		KUNIT_FAIL(test, "seed %llu op %lu: counted %lu/%lu/%ld, ranges hold %lu/%lu",
 			   m->seed, m->op, asma->unpinned_pages,
 			   asma->purged_pages,
-			   percpu_counter_sum(&ashmem_lru_pages), unpinned, purged);
+			   ashmem_test_lru_pages(), unpinned, purged);
 		return false;
 	}
 	return true;
@@ -581,6 +616,7 @@ static struct kunit_case ashmem_test_cases[] = {
 	KUNIT_CASE(ashmem_purge_least_recently_unpinned),
 	KUNIT_CASE(ashmem_purge_punches_backing_file),
 	KUNIT_CASE(ashmem_release_drops_ranges),
+	KUNIT_CASE(ashmem_count_long_list),
 	KUNIT_CASE_SLOW(ashmem_model_random_ops),
 	{}
 };

@@ -24,7 +24,8 @@ import sys
 
 TARBALL = "/usr/src/linux-source-6.12.tar.xz"
 OVERLAY_DIRS = ["mm", "include", "tools", "samples", "Documentation"]
-PATCHES = ["mm/shmem-set-file.patch", "mm/ashmem-kbuild.patch"]
+PATCHES = ["mm/shmem-set-file.patch", "mm/list-lru-export.patch",
+           "mm/ashmem-kbuild.patch"]
 SKIP_SUFFIXES = (".patch", ".orig", ".rej", "~", ".swp")
 
 

@@ -43,9 +43,8 @@
 #include <linux/falloc.h>
 
 #include "../kselftest_harness.h"
+#include "ashmem_util.h"
 
-#define ASHMEM_DEV	"/dev/ashmem"
-#define PROT_RW		(PROT_READ | PROT_WRITE)
 #define PROT_RWX	(PROT_READ | PROT_WRITE | PROT_EXEC)
 #define FILL		0xcc
 #define LP64		(sizeof(long) == 8)
@@ -95,73 +94,9 @@
 		SKIP(return, "needs root (CAP_SYS_ADMIN)");		\
 } while (0)
 
-static size_t pages(size_t n)
-{
-	return n * (size_t)sysconf(_SC_PAGESIZE);
-}
-
-static size_t page_align(size_t size)
-{
-	return (size + pages(1) - 1) & ~(pages(1) - 1);
-}
-
-/* ioctl() without glibc's int return value, for results past 2 GiB. */
-static long xioctl(int fd, unsigned long cmd, unsigned long arg)
-{
-	return syscall(SYS_ioctl, fd, cmd, arg);
-}
-
-static int set_size(int fd, size_t size)
-{
-	return ioctl(fd, ASHMEM_SET_SIZE, size);
-}
-
 static int set_prot_mask(int fd, unsigned long mask)
 {
 	return ioctl(fd, ASHMEM_SET_PROT_MASK, mask);
-}
-
-static int pin_op(int fd, unsigned long cmd, uint32_t offset, uint32_t len)
-{
-	struct ashmem_pin pin = { .offset = offset, .len = len };
-
-	return ioctl(fd, cmd, &pin);
-}
-
-static int pin_pages(int fd, unsigned long cmd, size_t first, size_t n)
-{
-	return pin_op(fd, cmd, pages(first), pages(n));
-}
-
-static void *area_map(int fd, size_t size, int prot, int flags)
-{
-	if (set_size(fd, size))
-		return MAP_FAILED;
-	return mmap(NULL, page_align(size), prot, flags, fd, 0);
-}
-
-static bool all_bytes(const void *buf, int c, size_t len)
-{
-	const unsigned char *p = buf;
-
-	while (len--)
-		if (*p++ != (unsigned char)c)
-			return false;
-	return true;
-}
-
-/* The byte each test writes to page @i of an area. */
-static int page_byte(size_t i)
-{
-	return 'A' + i % 26;
-}
-
-static void fill_pages(char *p, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		memset(p + pages(i), page_byte(i), pages(1));
 }
 
 static void *unmapped_addr(void)
@@ -191,27 +126,6 @@ static char *page_before_hole(void)
 static unsigned long kernel_addr(void)
 {
 	return LP64 ? (unsigned long)0xffffffff81000000ULL : 0xfffff000UL;
-}
-
-static long long fdinfo_num(int fd, const char *key)
-{
-	size_t klen = strlen(key);
-	char path[64], line[512];
-	long long ret = -1;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
-	f = fopen(path, "re");
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f)) {
-		if (!strncmp(line, key, klen) && line[klen] == ':') {
-			ret = strtoll(line + klen + 1, NULL, 10);
-			break;
-		}
-	}
-	fclose(f);
-	return ret;
 }
 
 #define EXPECT_PAGE_COUNTS(fd, pinned, unpinned, purged) do {		\
@@ -353,98 +267,6 @@ static bool debugfs_has(const char *path)
 	    mount("debugfs", "/sys/kernel/debug", "debugfs", 0, NULL))
 		return false;
 	return !access(path, F_OK);
-}
-
-/*
- * A child process that keeps the memory nearly full until killed, so that
- * reclaim and the shrinkers run.  It offers itself to the OOM killer first.
- */
-static long meminfo_kb(const char *key)
-{
-	size_t klen = strlen(key);
-	char line[256];
-	long kb = -1;
-	FILE *f = fopen("/proc/meminfo", "re");
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f)) {
-		if (!strncmp(line, key, klen) && line[klen] == ':') {
-			kb = strtol(line + klen + 1, NULL, 10);
-			break;
-		}
-	}
-	fclose(f);
-	return kb;
-}
-
-static void write_file(const char *path, const char *val)
-{
-	int fd = open(path, O_WRONLY | O_CLOEXEC);
-
-	if (fd >= 0) {
-		if (write(fd, val, strlen(val)) < 0)
-			fprintf(stderr, "# writing %s failed\n", path);
-		close(fd);
-	}
-}
-
-/*
- * Fills memory until MemAvailable is 0 and 4 MiB more, frees, and again:
- * below the watermarks, so that reclaim runs the shrinkers.  The hog
- * offers itself to the OOM killer; its parent, returned here, starts a
- * new one whenever one is killed.
- */
-static void memory_hog(void)
-{
-	const size_t chunk = (size_t)1 << 20;
-	char *chunks[4096];
-
-	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	write_file("/proc/self/oom_score_adj", "1000");
-	for (;;) {
-		int n = 0, past_zero = 0;
-
-		while (n < 4096 && (meminfo_kb("MemAvailable") > 0 ||
-				    past_zero++ < 4)) {
-			chunks[n] = mmap(NULL, chunk, PROT_RW,
-					 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-			if (chunks[n] == MAP_FAILED)
-				break;
-			memset(chunks[n++], 0x5a, chunk);
-		}
-		usleep(50 * 1000);
-		while (n--)
-			munmap(chunks[n], chunk);
-		usleep(20 * 1000);
-	}
-}
-
-static pid_t start_memory_hog(void)
-{
-	pid_t pid;
-
-	fflush(NULL);
-	pid = fork();
-	if (pid != 0)
-		return pid;
-	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	for (;;) {
-		pid_t hog = fork();
-
-		if (hog == 0)
-			memory_hog();
-		if (hog < 0 || waitpid(hog, NULL, 0) != hog)
-			_exit(1);
-	}
-}
-
-static void stop_child(pid_t pid)
-{
-	if (pid > 0) {
-		kill(pid, SIGKILL);
-		waitpid(pid, NULL, 0);
-	}
 }
 
 FIXTURE(ashmem_bug) {

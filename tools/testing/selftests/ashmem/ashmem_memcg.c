@@ -1,0 +1,457 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unpinned ashmem in memory cgroups (cgroup v2).  An area belongs to the
+ * cgroup of the task that maps it first.  A cgroup's own reclaim (it hits
+ * memory.max, or memory.reclaim is written) purges that cgroup's unpinned
+ * ranges and no other cgroup's; global reclaim and PURGE_ALL_CACHES purge
+ * every cgroup's; the ranges of a removed cgroup go to its parent.
+ *
+ * Needs root and CONFIG_MEMCG; mounts cgroup2 on /sys/fs/cgroup if nothing
+ * is mounted there.  The cgroups are made under /sys/fs/cgroup, whatever
+ * cgroup the test runs in.  The limits assume no swap (with swap, reclaim
+ * can swap out the anonymous memory instead of purging): with swap on, the
+ * tests that rely on a limit skip.
+ */
+#define _GNU_SOURCE
+#define _FILE_OFFSET_BITS 64
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <linux/ashmem.h>
+
+#include "../kselftest_harness.h"
+#include "ashmem_util.h"
+
+#define CG_ROOT		"/sys/fs/cgroup"
+#define MIB		((size_t)1 << 20)
+
+/* Limit, area and anonymous memory of the memory.max tests. */
+#define LIMIT		"64M"
+#define AREA_MB		48
+#define ANON_MB		48
+
+static int read_small(const char *path, char *buf, size_t len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, len - 1);
+	close(fd);
+	if (n < 0)
+		return -1;
+	buf[n] = '\0';
+	return 0;
+}
+
+static int write_str(const char *path, const char *val)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = write(fd, val, strlen(val));
+	close(fd);
+	return n == (ssize_t)strlen(val) ? 0 : -1;
+}
+
+/* cgroup2 on /sys/fs/cgroup with the memory controller, or false. */
+static bool cgroup2_memory(void)
+{
+	char buf[512];
+
+	if (read_small(CG_ROOT "/cgroup.controllers", buf, sizeof(buf)) &&
+	    mount("cgroup2", CG_ROOT, "cgroup2", 0, NULL))
+		return false;
+	if (read_small(CG_ROOT "/cgroup.controllers", buf, sizeof(buf)))
+		return false;
+	return !!strstr(buf, "memory");
+}
+
+static bool swap_on(void)
+{
+	char buf[4096];
+
+	/* One header line, then one line per swap area. */
+	if (read_small("/proc/swaps", buf, sizeof(buf)))
+		return false;
+	return strchr(buf, '\n') && strchr(buf, '\n')[1] != '\0';
+}
+
+/* A counter of a cgroup's memory.events ("oom_kill", "max"...), or -1. */
+static long cg_event(const char *cg, const char *key)
+{
+	size_t klen = strlen(key);
+	char path[PATH_MAX], buf[1024], *line;
+
+	snprintf(path, sizeof(path), "%s/memory.events", cg);
+	if (read_small(path, buf, sizeof(buf)))
+		return -1;
+	for (line = buf; line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL)
+		if (!strncmp(line, key, klen) && line[klen] == ' ')
+			return strtol(line + klen + 1, NULL, 10);
+	return -1;
+}
+
+/* Move the calling process into @cg. */
+static int cg_enter(const char *cg)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/cgroup.procs", cg);
+	return write_str(path, "0");
+}
+
+/* An area of @size bytes, mapped shared, each page filled with page_byte(). */
+static int area_filled(size_t size, char **map)
+{
+	int fd = open(ASHMEM_DEV, O_RDWR | O_CLOEXEC);
+
+	if (fd < 0)
+		return -1;
+	*map = area_map(fd, size, PROT_RW, MAP_SHARED);
+	if (*map == MAP_FAILED) {
+		close(fd);
+		return -1;
+	}
+	fill_pages(*map, size / pages(1));
+	return fd;
+}
+
+/* An area made from inside @cg, so that it belongs to @cg; unpinned. */
+static int area_in(const char *cg, const char *home, size_t size, char **map)
+{
+	int fd;
+
+	if (cg_enter(cg))
+		return -1;
+	fd = area_filled(size, map);
+	if (cg_enter(home) || fd < 0 ||
+	    pin_pages(fd, ASHMEM_UNPIN, 0, size / pages(1))) {
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/*
+ * The pressure child: in @cg, fill an area of AREA_MB, unpin it if @unpin,
+ * then fill ANON_MB of anonymous memory.  Exits 0 if PIN then says the
+ * area was purged, 1 if not, 2 if something else failed; the OOM killer
+ * kills it instead if nothing could be purged.
+ */
+static void __noreturn pressure_child(const char *cg, bool unpin)
+{
+	size_t area = AREA_MB * MIB, anon = ANON_MB * MIB;
+	long long purged;
+	char *map, *mem;
+	int fd, ret;
+
+	if (cg_enter(cg))
+		_exit(2);
+	fd = area_filled(area, &map);
+	if (fd < 0)
+		_exit(2);
+	if (unpin && pin_pages(fd, ASHMEM_UNPIN, 0, area / pages(1)))
+		_exit(2);
+
+	mem = mmap(NULL, anon, PROT_RW, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (mem == MAP_FAILED)
+		_exit(2);
+	memset(mem, 0x5a, anon);
+
+	purged = fdinfo_num(fd, "purged");
+	ret = pin_pages(fd, ASHMEM_PIN, 0, area / pages(1));
+	printf("# child in %s: %zu MiB anonymous touched; ", cg, anon / MIB);
+	printf("area pages purged: %lld; PIN returned %d\n", purged, ret);
+	fflush(stdout);
+	if (ret == ASHMEM_WAS_PURGED)
+		_exit(0);
+	_exit(ret == ASHMEM_NOT_PURGED ? 1 : 2);
+}
+
+static int run_pressure(const char *cg, bool unpin)
+{
+	int status = -1;
+	pid_t pid;
+
+	fflush(NULL);
+	pid = fork();
+	if (pid == 0)
+		pressure_child(cg, unpin);
+	if (pid < 0 || waitpid(pid, &status, 0) != pid)
+		return -1;
+	return status;
+}
+
+static void log_events(struct __test_metadata *_metadata, const char *cg)
+{
+	TH_LOG("%s memory.events: max %ld, oom %ld, oom_kill %ld", cg,
+	       cg_event(cg, "max"), cg_event(cg, "oom"), cg_event(cg, "oom_kill"));
+}
+
+FIXTURE(memcg) {
+	char top[64];		/* /sys/fs/cgroup/ashmem_memcg.PID */
+	char home[PATH_MAX];	/* the cgroup the test started in */
+};
+
+/* The cgroups the tests make under top; the teardown removes them. */
+static const char * const cg_names[] = { "a", "b", "c" };
+
+/* Make cgroup @name under @top, with memory.max @max if not NULL. */
+static int cg_make(const char *top, const char *name, const char *max,
+		   char *path)
+{
+	char file[PATH_MAX + 16];
+
+	snprintf(path, PATH_MAX, "%s/%s", top, name);
+	if (mkdir(path, 0755))
+		return -1;
+	snprintf(file, sizeof(file), "%s/memory.max", path);
+	if (max && write_str(file, max))
+		return -1;
+	return 0;
+}
+
+FIXTURE_SETUP(memcg)
+{
+	char buf[PATH_MAX + 8], path[PATH_MAX];
+
+	if (geteuid() != 0)
+		SKIP(return, "needs root");
+	if (access(ASHMEM_DEV, F_OK))
+		SKIP(return, ASHMEM_DEV " is missing (CONFIG_ASHMEM)");
+	if (!cgroup2_memory())
+		SKIP(return, "no cgroup2 memory controller (CONFIG_MEMCG)");
+
+	/* "0::/path" in /proc/self/cgroup under cgroup v2. */
+	ASSERT_EQ(0, read_small("/proc/self/cgroup", buf, sizeof(buf)));
+	ASSERT_EQ(0, strncmp(buf, "0::", 3));
+	buf[strcspn(buf, "\n")] = '\0';
+	snprintf(self->home, sizeof(self->home), "%s%s", CG_ROOT,
+		 strcmp(buf + 3, "/") ? buf + 3 : "");
+
+	snprintf(self->top, sizeof(self->top), "%s/ashmem_memcg.%d", CG_ROOT,
+		 getpid());
+	ASSERT_EQ(0, write_str(CG_ROOT "/cgroup.subtree_control", "+memory"));
+	ASSERT_EQ(0, mkdir(self->top, 0755));
+	snprintf(path, sizeof(path), "%s/cgroup.subtree_control", self->top);
+	ASSERT_EQ(0, write_str(path, "+memory"));
+}
+
+FIXTURE_TEARDOWN(memcg)
+{
+	char path[PATH_MAX];
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(cg_names); i++) {
+		snprintf(path, sizeof(path), "%s/%s", self->top, cg_names[i]);
+		rmdir(path);
+	}
+	if (self->top[0])
+		rmdir(self->top);
+}
+
+/* Test 1: the cgroup's own limit purges its unpinned area; no OOM kill. */
+TEST_F(memcg, limit_purges_unpinned)
+{
+	char a[PATH_MAX];
+	int status;
+
+	if (swap_on())
+		SKIP(return, "swap is on: reclaim need not purge");
+	ASSERT_EQ(0, cg_make(self->top, "a", LIMIT, a));
+
+	status = run_pressure(a, true);
+	log_events(_metadata, a);
+	ASSERT_TRUE(WIFEXITED(status))
+		TH_LOG("child killed by signal %d", WTERMSIG(status));
+	EXPECT_EQ(0, WEXITSTATUS(status)) TH_LOG("PIN did not say WAS_PURGED");
+	EXPECT_EQ(0, cg_event(a, "oom_kill"));
+	/* The limit was hit: the purge came from the cgroup's reclaim. */
+	EXPECT_LT(0, cg_event(a, "max"));
+}
+
+/* Test 2, the control: the same with the area pinned ends in an OOM kill. */
+TEST_F(memcg, limit_kills_when_pinned)
+{
+	char a[PATH_MAX];
+	int status;
+
+	if (swap_on())
+		SKIP(return, "swap is on: the limit need not kill");
+	ASSERT_EQ(0, cg_make(self->top, "a", LIMIT, a));
+
+	status = run_pressure(a, false);
+	log_events(_metadata, a);
+	EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL)
+		TH_LOG("child status %#x: survived with its area pinned", status);
+	EXPECT_LE(1, cg_event(a, "oom_kill"));
+}
+
+/* Test 3: pressure in a cgroup leaves a sibling's unpinned area alone. */
+TEST_F(memcg, sibling_not_purged)
+{
+	const size_t n = 16 * MIB / pages(1);
+	char a[PATH_MAX], b[PATH_MAX], *map;
+	int fd, status;
+	size_t i;
+
+	if (swap_on())
+		SKIP(return, "swap is on: reclaim need not purge");
+	ASSERT_EQ(0, cg_make(self->top, "a", LIMIT, a));
+	ASSERT_EQ(0, cg_make(self->top, "b", NULL, b));
+	fd = area_in(b, self->home, pages(n), &map);
+	ASSERT_LE(0, fd);
+
+	status = run_pressure(a, true);
+	log_events(_metadata, a);
+	ASSERT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status)) TH_LOG("a's own area was not purged");
+
+	TH_LOG("b's area: %lld pages unpinned, %lld purged",
+	       fdinfo_num(fd, "unpinned"), fdinfo_num(fd, "purged"));
+	EXPECT_EQ(0, fdinfo_num(fd, "purged"));
+	EXPECT_EQ(ASHMEM_NOT_PURGED, pin_pages(fd, ASHMEM_PIN, 0, n));
+	for (i = 0; i < n; i++)
+		if (!all_bytes(map + pages(i), page_byte(i), pages(1)))
+			break;
+	EXPECT_EQ(n, i) TH_LOG("b's page %zu lost its data", i);
+	close(fd);
+}
+
+/* Test 4: global reclaim purges the unpinned areas of every cgroup. */
+TEST_F(memcg, global_pressure_purges_all)
+{
+	const size_t n = 32 * MIB / pages(1);
+	char a[PATH_MAX], b[PATH_MAX], *map_a, *map_b;
+	struct timespec start, now;
+	int fd_a, fd_b;
+	pid_t hog;
+
+	ASSERT_EQ(0, cg_make(self->top, "a", NULL, a));
+	ASSERT_EQ(0, cg_make(self->top, "b", NULL, b));
+	fd_a = area_in(a, self->home, pages(n), &map_a);
+	ASSERT_LE(0, fd_a);
+	fd_b = area_in(b, self->home, pages(n), &map_b);
+	ASSERT_LE(0, fd_b);
+
+	/* The hog is in the test's own cgroup: the pressure is global. */
+	hog = start_memory_hog();
+	ASSERT_LT(0, hog);
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	do {
+		usleep(100 * 1000);
+		clock_gettime(CLOCK_MONOTONIC, &now);
+	} while ((fdinfo_num(fd_a, "purged") <= 0 ||
+		  fdinfo_num(fd_b, "purged") <= 0) &&
+		 now.tv_sec - start.tv_sec < 120);
+	stop_child(hog);
+
+	TH_LOG("after %lds of global pressure: a purged %lld pages, b %lld",
+	       (long)(now.tv_sec - start.tv_sec), fdinfo_num(fd_a, "purged"),
+	       fdinfo_num(fd_b, "purged"));
+	EXPECT_EQ(ASHMEM_WAS_PURGED, pin_pages(fd_a, ASHMEM_PIN, 0, n));
+	EXPECT_EQ(ASHMEM_WAS_PURGED, pin_pages(fd_b, ASHMEM_PIN, 0, n));
+	close(fd_a);
+	close(fd_b);
+}
+
+/* PURGE_ALL_CACHES purges every cgroup's unpinned areas. */
+TEST_F(memcg, purge_all_caches_purges_all)
+{
+	char a[PATH_MAX], b[PATH_MAX], *map_a, *map_b;
+	int fd_a, fd_b;
+	long purged;
+
+	ASSERT_EQ(0, cg_make(self->top, "a", NULL, a));
+	ASSERT_EQ(0, cg_make(self->top, "b", NULL, b));
+	fd_a = area_in(a, self->home, pages(8), &map_a);
+	ASSERT_LE(0, fd_a);
+	fd_b = area_in(b, self->home, pages(4), &map_b);
+	ASSERT_LE(0, fd_b);
+
+	purged = xioctl(fd_a, ASHMEM_PURGE_ALL_CACHES, 0);
+	TH_LOG("PURGE_ALL_CACHES purged %ld pages", purged);
+	EXPECT_LE(12, purged);
+	EXPECT_EQ(8, fdinfo_num(fd_a, "purged"));
+	EXPECT_EQ(4, fdinfo_num(fd_b, "purged"));
+	close(fd_a);
+	close(fd_b);
+}
+
+/*
+ * Test 5: an area outlives its cgroup.  Its ranges go to the parent, and so
+ * do ranges unpinned after the removal: the parent's own reclaim
+ * (memory.reclaim) purges both.
+ */
+TEST_F(memcg, removed_cgroup_reparented)
+{
+	char c[PATH_MAX], path[PATH_MAX], *map;
+	int fd, i;
+
+	ASSERT_EQ(0, cg_make(self->top, "c", NULL, c));
+	fd = area_in(c, self->home, pages(8), &map);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(ASHMEM_NOT_PURGED, pin_pages(fd, ASHMEM_PIN, 4, 4));
+	ASSERT_EQ(0, rmdir(c));
+	ASSERT_EQ(0, pin_pages(fd, ASHMEM_UNPIN, 6, 2));
+
+	snprintf(path, sizeof(path), "%s/memory.reclaim", self->top);
+	/* EAGAIN: less than asked was reclaimed, which is fine here. */
+	if (write_str(path, "1M") && errno != EAGAIN)
+		TH_LOG("memory.reclaim: %s", strerror(errno));
+	TH_LOG("after memory.reclaim of the parent: %lld pages purged",
+	       fdinfo_num(fd, "purged"));
+	EXPECT_EQ(6, fdinfo_num(fd, "purged"));
+	EXPECT_EQ(0, fdinfo_num(fd, "unpinned"));
+	EXPECT_EQ(ASHMEM_WAS_PURGED, pin_pages(fd, ASHMEM_PIN, 0, 8));
+	for (i = 0; i < 8; i++) {
+		bool kept = i == 4 || i == 5;
+
+		EXPECT_TRUE(all_bytes(map + pages(i), kept ? page_byte(i) : 0,
+				      pages(1))) TH_LOG("page %d", i);
+	}
+	munmap(map, pages(8));
+	close(fd);
+}
+
+/* Test 5, global: a removed cgroup's area is purged by global reclaim. */
+TEST_F(memcg, removed_cgroup_global_purge)
+{
+	char c[PATH_MAX], *map;
+	int fd;
+
+	ASSERT_EQ(0, cg_make(self->top, "c", NULL, c));
+	fd = area_in(c, self->home, pages(16), &map);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, rmdir(c));
+
+	/* Every shrinker, in every cgroup: global slab reclaim. */
+	ASSERT_EQ(0, write_str("/proc/sys/vm/drop_caches", "2"));
+	TH_LOG("after drop_caches: %lld pages purged", fdinfo_num(fd, "purged"));
+	EXPECT_EQ(16, fdinfo_num(fd, "purged"));
+	EXPECT_EQ(ASHMEM_WAS_PURGED, pin_pages(fd, ASHMEM_PIN, 0, 16));
+	EXPECT_TRUE(all_bytes(map, 0, pages(16)));
+	munmap(map, pages(16));
+	close(fd);
+}
+
+TEST_HARNESS_MAIN

@@ -1,0 +1,256 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The ashmem trace events, read back from tracefs: every field of
+ * ashmem_pin, ashmem_unpin, ashmem_purge and ashmem_shrink for a known
+ * sequence of ioctls and a shrinker run (drop_caches).
+ *
+ * Needs root and CONFIG_TRACING; mounts tracefs in a mount namespace of
+ * its own if /sys/kernel/tracing is empty.
+ */
+#define _GNU_SOURCE
+#define _FILE_OFFSET_BITS 64
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <stdint.h>
+#include <unistd.h>
+
+#include <linux/ashmem.h>
+
+#include "../kselftest_harness.h"
+#include "ashmem_util.h"
+
+#define TRACEFS		"/sys/kernel/tracing"
+#define MAX_EVENTS	256
+
+/* One ashmem event as printed in the trace; unused fields stay -1. */
+struct event {
+	char name[16];
+	long long ino, first, last, ret, freed, memcg, requested;
+};
+
+static int put(const char *file, const char *val)
+{
+	char path[256];
+	int fd, ok;
+
+	snprintf(path, sizeof(path), TRACEFS "/%s", file);
+	fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	ok = write(fd, val, strlen(val)) == (ssize_t)strlen(val);
+	close(fd);
+	return ok ? 0 : -1;
+}
+
+static bool tracefs_has_ashmem(void)
+{
+	if (!access(TRACEFS "/events/ashmem", F_OK))
+		return true;
+	if (unshare(CLONE_NEWNS) ||
+	    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) ||
+	    mount("tracefs", TRACEFS, "tracefs", 0, NULL))
+		return false;
+	return !access(TRACEFS "/events/ashmem", F_OK);
+}
+
+static long long field(const char *line, const char *key)
+{
+	char pat[32];
+	const char *p;
+
+	snprintf(pat, sizeof(pat), " %s=", key);
+	p = strstr(line, pat);
+	return p ? strtoll(p + strlen(pat), NULL, 10) : -1;
+}
+
+/* The ashmem events in the trace buffer, oldest first. */
+static int read_events(struct event *ev, int max)
+{
+	char line[512];
+	FILE *f = fopen(TRACEFS "/trace", "re");
+	int n = 0;
+
+	if (!f)
+		return -1;
+	while (n < max && fgets(line, sizeof(line), f)) {
+		char *p = strstr(line, " ashmem_");
+		size_t len;
+
+		if (line[0] == '#' || !p)
+			continue;
+		len = strcspn(p + 1, ":");
+		if (len >= sizeof(ev[n].name))
+			continue;
+		memcpy(ev[n].name, p + 1, len);
+		ev[n].name[len] = '\0';
+		p += len + 2;
+		ev[n].ino = field(p, "ino");
+		ev[n].first = field(p, "first");
+		ev[n].last = field(p, "last");
+		ev[n].ret = field(p, "ret");
+		ev[n].freed = field(p, "freed");
+		ev[n].memcg = field(p, "memcg");
+		ev[n].requested = field(p, "requested");
+		n++;
+	}
+	fclose(f);
+	return n;
+}
+
+static unsigned long file_id(int fd)
+{
+	unsigned long id = 0;
+
+	return ioctl(fd, ASHMEM_GET_FILE_ID, &id) ? 0 : id;
+}
+
+FIXTURE(trace) {
+	int fd;
+	char *map;
+	unsigned long ino;
+	struct event ev[MAX_EVENTS];
+};
+
+FIXTURE_SETUP(trace)
+{
+	self->fd = -1;
+	if (geteuid() != 0)
+		SKIP(return, "needs root");
+	if (access(ASHMEM_DEV, F_OK))
+		SKIP(return, ASHMEM_DEV " is missing (CONFIG_ASHMEM)");
+	if (!tracefs_has_ashmem())
+		SKIP(return, "no events/ashmem in tracefs (CONFIG_TRACING)");
+
+	self->fd = open(ASHMEM_DEV, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, self->fd);
+	self->map = area_map(self->fd, pages(64), PROT_RW, MAP_SHARED);
+	ASSERT_NE((uintptr_t)MAP_FAILED, (uintptr_t)self->map);
+	/* Pages 32 to 63 are never touched, so never resident. */
+	fill_pages(self->map, 32);
+	self->ino = file_id(self->fd);
+	ASSERT_NE(0, self->ino);
+
+	ASSERT_EQ(0, put("tracing_on", "0"));
+	ASSERT_EQ(0, put("trace", ""));
+	ASSERT_EQ(0, put("events/ashmem/enable", "1"));
+	ASSERT_EQ(0, put("tracing_on", "1"));
+}
+
+FIXTURE_TEARDOWN(trace)
+{
+	put("events/ashmem/enable", "0");
+	if (self->fd >= 0)
+		close(self->fd);
+}
+
+#define EXPECT_EVENT(e, nm, i, f, l, r) do {				\
+	const struct event *__e = (e);					\
+									\
+	EXPECT_STREQ(nm, __e->name);					\
+	EXPECT_EQ((long long)(i), __e->ino);				\
+	EXPECT_EQ(f, __e->first);					\
+	EXPECT_EQ(l, __e->last);					\
+	EXPECT_EQ(r, __e->ret);						\
+} while (0)
+
+TEST_F(trace, pin_unpin_purge)
+{
+	struct event *ev = self->ev;
+	int n;
+
+	ASSERT_EQ(0, pin_pages(self->fd, ASHMEM_UNPIN, 2, 4));
+	ASSERT_EQ(ASHMEM_NOT_PURGED, pin_pages(self->fd, ASHMEM_PIN, 3, 1));
+	ASSERT_EQ(0, pin_pages(self->fd, ASHMEM_UNPIN, 30, 4));
+	/* Unpinned, oldest first: [2, 2], [4, 5], [30, 33]: 7 pages. */
+	ASSERT_EQ(7, xioctl(self->fd, ASHMEM_PURGE_ALL_CACHES, 0));
+	/* A length of 0 means to the end of the area. */
+	ASSERT_EQ(ASHMEM_WAS_PURGED, pin_pages(self->fd, ASHMEM_PIN, 0, 0));
+	ASSERT_EQ(0, pin_pages(self->fd, ASHMEM_UNPIN, 60, 0));
+	ASSERT_EQ(0, put("tracing_on", "0"));
+
+	n = read_events(ev, MAX_EVENTS);
+	ASSERT_EQ(8, n) TH_LOG("%d ashmem events in the trace", n);
+	EXPECT_EVENT(&ev[0], "ashmem_unpin", self->ino, 2, 5, 0);
+	EXPECT_EVENT(&ev[1], "ashmem_pin", self->ino, 3, 3, ASHMEM_NOT_PURGED);
+	EXPECT_EVENT(&ev[2], "ashmem_unpin", self->ino, 30, 33, 0);
+	/* freed: the pages that were resident, of the range purged. */
+	EXPECT_STREQ("ashmem_purge", ev[3].name);
+	EXPECT_EQ(self->ino, ev[3].ino);
+	EXPECT_EQ(2, ev[3].first);
+	EXPECT_EQ(2, ev[3].last);
+	EXPECT_EQ(1, ev[3].freed);
+	EXPECT_STREQ("ashmem_purge", ev[4].name);
+	EXPECT_EQ(4, ev[4].first);
+	EXPECT_EQ(5, ev[4].last);
+	EXPECT_EQ(2, ev[4].freed);
+	EXPECT_STREQ("ashmem_purge", ev[5].name);
+	EXPECT_EQ(30, ev[5].first);
+	EXPECT_EQ(33, ev[5].last);
+	EXPECT_EQ(2, ev[5].freed);
+	EXPECT_EVENT(&ev[6], "ashmem_pin", self->ino, 0, 63, ASHMEM_WAS_PURGED);
+	EXPECT_EVENT(&ev[7], "ashmem_unpin", self->ino, 60, 63, 0);
+}
+
+TEST_F(trace, shrinker_scan)
+{
+	char cg[512], path[600];
+	long long memcg = 0, requested = 0;
+	struct event *ev = self->ev;
+	int i, n, scans = 0, purges = 0;
+	long long freed = 0;
+	struct stat st;
+	FILE *f;
+
+	ASSERT_EQ(0, pin_pages(self->fd, ASHMEM_UNPIN, 0, 0));
+	/* Every shrinker, down to the last object: drop_slab(). */
+	write_file("/proc/sys/vm/drop_caches", "2");
+	ASSERT_EQ(0, put("tracing_on", "0"));
+	EXPECT_EQ(64, fdinfo_num(self->fd, "purged"));
+
+	n = read_events(ev, MAX_EVENTS);
+	ASSERT_LE(2, n);
+	for (i = 0; i < n; i++) {
+		if (!strcmp(ev[i].name, "ashmem_purge")) {
+			EXPECT_EQ(self->ino, ev[i].ino);
+			EXPECT_EQ(0, ev[i].first);
+			EXPECT_EQ(63, ev[i].last);
+			EXPECT_EQ(32, ev[i].freed);
+			purges++;
+		} else if (!strcmp(ev[i].name, "ashmem_shrink") &&
+			   ev[i].freed > 0) {
+			freed += ev[i].freed;
+			requested = ev[i].requested;
+			memcg = ev[i].memcg;
+			scans++;
+		}
+	}
+	TH_LOG("shrink scans that purged: %d (requested %lld, freed %lld, memcg %lld)",
+	       scans, requested, freed, memcg);
+	EXPECT_EQ(1, purges);
+	EXPECT_EQ(1, scans);
+	EXPECT_EQ(64, freed);
+	EXPECT_LT(0, requested);
+
+	/* The memcg field is the inode of the area's cgroup directory. */
+	f = fopen("/proc/self/cgroup", "re");
+	ASSERT_TRUE(!!f);
+	ASSERT_TRUE(!!fgets(cg, sizeof(cg), f));
+	fclose(f);
+	cg[strcspn(cg, "\n")] = '\0';
+	snprintf(path, sizeof(path), "/sys/fs/cgroup%s", cg + 3);
+	if (strncmp(cg, "0::", 3) || stat(path, &st))
+		TH_LOG("no cgroup2 at /sys/fs/cgroup: memcg field not checked");
+	else
+		EXPECT_EQ((long long)st.st_ino, memcg);
+}
+
+TEST_HARNESS_MAIN

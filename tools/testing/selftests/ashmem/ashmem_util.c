@@ -1,0 +1,198 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Helpers shared by the ashmem selftests: see ashmem_util.h. */
+#define _GNU_SOURCE
+#define _FILE_OFFSET_BITS 64
+
+#include <fcntl.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <linux/ashmem.h>
+
+#include "ashmem_util.h"
+
+size_t pages(size_t n)
+{
+	return n * (size_t)sysconf(_SC_PAGESIZE);
+}
+
+size_t page_align(size_t size)
+{
+	return (size + pages(1) - 1) & ~(pages(1) - 1);
+}
+
+long xioctl(int fd, unsigned long cmd, unsigned long arg)
+{
+	return syscall(SYS_ioctl, fd, cmd, arg);
+}
+
+int set_size(int fd, size_t size)
+{
+	return ioctl(fd, ASHMEM_SET_SIZE, size);
+}
+
+int pin_op(int fd, unsigned long cmd, uint32_t offset, uint32_t len)
+{
+	struct ashmem_pin pin = { .offset = offset, .len = len };
+
+	return ioctl(fd, cmd, &pin);
+}
+
+int pin_pages(int fd, unsigned long cmd, size_t first, size_t n)
+{
+	return pin_op(fd, cmd, pages(first), pages(n));
+}
+
+void *area_map(int fd, size_t size, int prot, int flags)
+{
+	if (set_size(fd, size))
+		return MAP_FAILED;
+	return mmap(NULL, page_align(size), prot, flags, fd, 0);
+}
+
+bool all_bytes(const void *buf, int c, size_t len)
+{
+	const unsigned char *p = buf;
+
+	while (len--)
+		if (*p++ != (unsigned char)c)
+			return false;
+	return true;
+}
+
+int page_byte(size_t i)
+{
+	return 'A' + i % 26;
+}
+
+void fill_pages(char *p, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		memset(p + pages(i), page_byte(i), pages(1));
+}
+
+long long fdinfo_num(int fd, const char *key)
+{
+	size_t klen = strlen(key);
+	char path[64], line[512];
+	long long ret = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	f = fopen(path, "re");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (!strncmp(line, key, klen) && line[klen] == ':') {
+			ret = strtoll(line + klen + 1, NULL, 10);
+			break;
+		}
+	}
+	fclose(f);
+	return ret;
+}
+
+long meminfo_kb(const char *key)
+{
+	size_t klen = strlen(key);
+	char line[256];
+	long kb = -1;
+	FILE *f = fopen("/proc/meminfo", "re");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (!strncmp(line, key, klen) && line[klen] == ':') {
+			kb = strtol(line + klen + 1, NULL, 10);
+			break;
+		}
+	}
+	fclose(f);
+	return kb;
+}
+
+void write_file(const char *path, const char *val)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+
+	if (fd >= 0) {
+		if (write(fd, val, strlen(val)) < 0)
+			fprintf(stderr, "# writing %s failed\n", path);
+		close(fd);
+	}
+}
+
+/*
+ * Fills memory until MemAvailable is 0 and 4 MiB more, frees, and again:
+ * below the watermarks, so that reclaim runs the shrinkers.  The hog
+ * offers itself to the OOM killer; its parent, returned here, starts a
+ * new one whenever one is killed.
+ */
+static void __noreturn memory_hog(void)
+{
+	const size_t chunk = (size_t)1 << 20;
+	char *chunks[4096];
+
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	write_file("/proc/self/oom_score_adj", "1000");
+	for (;;) {
+		int n = 0, past_zero = 0;
+
+		while (n < 4096 && (meminfo_kb("MemAvailable") > 0 ||
+				    past_zero++ < 4)) {
+			chunks[n] = mmap(NULL, chunk, PROT_RW,
+					 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+			if (chunks[n] == MAP_FAILED)
+				break;
+			memset(chunks[n++], 0x5a, chunk);
+		}
+		usleep(50 * 1000);
+		while (n--)
+			munmap(chunks[n], chunk);
+		usleep(20 * 1000);
+	}
+}
+
+/*
+ * A child process that keeps the memory nearly full until killed, so that
+ * reclaim and the shrinkers run.  It offers itself to the OOM killer first.
+ */
+pid_t start_memory_hog(void)
+{
+	pid_t pid;
+
+	fflush(NULL);
+	pid = fork();
+	if (pid != 0)
+		return pid;
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	for (;;) {
+		pid_t hog = fork();
+
+		if (hog == 0)
+			memory_hog();
+		if (hog < 0 || waitpid(hog, NULL, 0) != hog)
+			_exit(1);
+	}
+}
+
+void stop_child(pid_t pid)
+{
+	if (pid > 0) {
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+	}
+}
