@@ -11,7 +11,8 @@ Usage: prepare-tree.py REPO_DIR BUILD_DIR
 3. Before a tree file is first changed, save its pristine copy in
    BUILD_DIR/pristine (or note that it did not exist).
 4. In a fresh staging dir: pristine copies, then the repo overlay, then the
-   patches in PATCHES order (patch -p1).
+   repo's patches (patch -p1) in the order of the series' manifest,
+   patches/*.txt (scripts/series.py).
 5. Copy into the tree only the files whose content or mode differs, delete
    files that should not exist, and record what now differs from pristine.
 """
@@ -24,8 +25,6 @@ import sys
 
 TARBALL = "/usr/src/linux-source-6.12.tar.xz"
 OVERLAY_DIRS = ["mm", "include", "tools", "samples", "Documentation"]
-PATCHES = ["mm/shmem-set-file.patch", "mm/list-lru-export.patch",
-           "mm/ashmem-kbuild.patch"]
 SKIP_SUFFIXES = (".patch", ".orig", ".rej", "~", ".swp")
 
 
@@ -109,6 +108,16 @@ def copy(src, dst):
     os.utime(dst)  # new content gets a new mtime so make rebuilds it
 
 
+def patch_order(repo):
+    """The repo's patches, in the order of the series (scripts/series.py)."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    r = subprocess.run([sys.executable, os.path.join(here, "series.py"), "order", repo],
+                       stdout=subprocess.PIPE, text=True)
+    if r.returncode:
+        die("cannot read the series' manifest (patches/*.txt)")
+    return r.stdout.split()
+
+
 def main():
     if len(sys.argv) != 3:
         die(__doc__)
@@ -123,7 +132,7 @@ def main():
     os.makedirs(pristine, exist_ok=True)
 
     overlay = overlay_files(repo)
-    patches = [p for p in PATCHES if os.path.exists(os.path.join(repo, p))]
+    patches = patch_order(repo)
     patched = set()
     for p in patches:
         patched |= patch_files(os.path.join(repo, p))
