@@ -37,8 +37,8 @@
 #include <linux/ashmem.h>
 #include <linux/falloc.h>
 
-#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
-#define KSFT_SKIP	4
+#include "../kselftest.h"
+
 #define MAX_REPS	101
 #define MAX_ROWS	32
 #define SETTLE_SECONDS	5
@@ -54,7 +54,7 @@ static int ncpus;
 
 /* ---- errors --------------------------------------------------------- */
 
-static void __attribute__((noreturn, format(printf, 1, 2)))
+static void __noreturn __printf(1, 2)
 fail(const char *fmt, ...)
 {
 	int err = errno;
@@ -227,7 +227,7 @@ static void report(const char *id, const char *name, const struct side *a,
 		else
 			row->met = any ? "NO*" : "NO";
 	} else {
-		snprintf(row->goal, sizeof(row->goal), "(report)");
+		snprintf(row->goal, sizeof(row->goal), "(no goal)");
 		row->met = "-";
 	}
 	printf("    ratio %s: %.3f [%.3f - %.3f]  goal %s  %s\n", name,
@@ -1205,9 +1205,9 @@ static void settle(void)
 	printf("%-12s touched %zu MiB once\n", "warm-up", size >> 20);
 }
 
-static void __attribute__((noreturn)) usage(const char *prog, int status)
+static void __noreturn usage(const char *prog, int status)
 {
-	printf("usage: %s [--device PATH] [--reps N] [--quick] [--sample-ms MS] [--only LIST]\n"
+	printf("Usage: %s [--device PATH] [--reps N] [--quick] [--sample-ms MS] [--only LIST]\n"
 	       "  --device PATH    the ashmem device node (default /dev/ashmem)\n"
 	       "  --reps N         repetitions of every sample, 1..%d (default 7; 3 with --quick)\n"
 	       "  --quick          short samples and small sizes, for a smoke run\n"

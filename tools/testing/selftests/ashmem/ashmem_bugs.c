@@ -122,10 +122,14 @@ static char *page_before_hole(void)
 	return p + pages(1);
 }
 
+/* x86-64: the start of kernel text; wider than a 32-bit unsigned long. */
+#define KERNEL_ADDR_64		0xffffffff81000000ULL
+#define NON_CANONICAL_64	0x8000000000000000ULL
+
 /* An address the kernel must refuse with EFAULT however it is used. */
 static unsigned long kernel_addr(void)
 {
-	return LP64 ? (unsigned long)0xffffffff81000000ULL : 0xfffff000UL;
+	return LP64 ? (unsigned long)KERNEL_ADDR_64 : 0xfffff000UL;
 }
 
 #define EXPECT_PAGE_COUNTS(fd, pinned, unpinned, purged) do {		\
@@ -1433,7 +1437,8 @@ static int shrinker_race(void *arg)
 	s->stop = 1;
 	pthread_join(purger, NULL);
 	stop_child(hog);
-	fprintf(stderr, "# unpin %lu, pin %lu (%lu WAS_PURGED), status %lu, verify %lu, purge rounds %lu, violations %lu\n",
+	fprintf(stderr,
+		"# unpin %lu, pin %lu (%lu WAS_PURGED), status %lu, verify %lu, purge rounds %lu, violations %lu\n",
 		s->ops[0], s->ops[1], s->was_purged, s->ops[2], s->ops[3],
 		s->purge_calls, s->violations);
 	return s->violations || !s->ops[1] ? 1 : 0;
@@ -1602,7 +1607,7 @@ static int bad_pointers(struct bad_ptr *b)
 	b[n++] = (struct bad_ptr){ "last byte", ~0UL };
 	if (LP64)
 		b[n++] = (struct bad_ptr){ "non-canonical",
-					   (unsigned long)0x8000000000000000ULL };
+					   (unsigned long)NON_CANONICAL_64 };
 	return n;
 }
 

@@ -170,6 +170,9 @@ static uint32_t rnd_pin_field(struct worker *w)
 	}
 }
 
+/* x86-64: the start of kernel text; wider than a 32-bit unsigned long. */
+#define KERNEL_ADDR_64	0xffffffff81000000ULL
+
 /*
  * A pointer argument: bad ones, or one into memory the kernel may read and
  * write (scratch, our ashmem mappings), or the read-only page.
@@ -184,7 +187,7 @@ static unsigned long rnd_ptr(struct worker *w, size_t need)
 	case 1:
 		return (unsigned long)w->unmapped;
 	case 2:
-		return sizeof(long) == 8 ? (unsigned long)0xffffffff81000000ULL :
+		return sizeof(long) == 8 ? (unsigned long)KERNEL_ADDR_64 :
 					   0xfffff000UL;
 	case 3:
 		return ~0UL - below(w, 16);
@@ -766,7 +769,7 @@ static int run_worker(uint64_t seed, unsigned long iterations, double deadline,
 			op_munmap(&w);
 	}
 
-	printf("# seed %llu: %lu iterations in %.1f s, %lu succeeded; faults %lu, unexpected errno %lu\n",
+	printf("# seed %llu: %lu iterations, %.1f s, %lu ok; faults %lu, bad errno %lu\n",
 	       (unsigned long long)seed, n, now() - start, total_ok, w.faults,
 	       w.bad_errno);
 	if (verbose)
@@ -779,7 +782,7 @@ static int run_worker(uint64_t seed, unsigned long iterations, double deadline,
 static void usage(const char *prog)
 {
 	fprintf(stderr,
-		"usage: %s [-s SEED] [-n ITERATIONS] [-t SECONDS] [-p PROCESSES] [-v]\n"
+		"Usage: %s [-s SEED] [-n ITERATIONS] [-t SECONDS] [-p PROCESSES] [-v]\n"
 		"  defaults: random seed, 20000 iterations, 60 s, 2 processes\n",
 		prog);
 	exit(KSFT_FAIL);
@@ -825,8 +828,9 @@ int main(int argc, char **argv)
 	if (fd < 0)
 		ksft_exit_skip("%s: %s (CONFIG_ASHMEM)\n", ASHMEM_DEV, strerror(errno));
 	close(fd);
-	ksft_print_msg("ashmem_fuzz: seed %llu, %lu iterations per process, %.0f s, %d processes (replay one with -p 1 -s SEED)\n",
+	ksft_print_msg("ashmem_fuzz: seed %llu, %lu iterations per process, %.0f s, %d processes\n",
 		       (unsigned long long)seed, iterations, seconds, procs);
+	ksft_print_msg("replay one process with -p 1 -s SEED\n");
 
 	deadline = now() + seconds;
 	pids = calloc(procs, sizeof(*pids));
@@ -849,7 +853,7 @@ int main(int argc, char **argv)
 		       now() < deadline + 60)
 			usleep(50 * 1000);
 		if (r != pids[i]) {
-			ksft_print_msg("worker with seed %llu still running 60 s after the deadline\n",
+			ksft_print_msg("worker (seed %llu) still running 60 s past the deadline\n",
 				       (unsigned long long)seed + i);
 			kill(pids[i], SIGKILL);
 			failed++;

@@ -596,10 +596,12 @@ static void op_pin(struct thread *t)
 		munmap(tmp, a->npages * page_size);
 	if (ret == ASHMEM_WAS_PURGED) {
 		if (!was_unpinned)
-			violation(t->st, "PIN said WAS_PURGED for area %08x pages %zu-%zu, never unpinned",
+			violation(t->st,
+				  "PIN said WAS_PURGED for area %08x pages %zu-%zu, never unpinned",
 				  a->id, first, end - 1);
 		else if (!zeroed)
-			violation(t->st, "PIN said WAS_PURGED but area %08x pages %zu-%zu all hold data",
+			violation(t->st,
+				  "PIN said WAS_PURGED but area %08x pages %zu-%zu all hold data",
 				  a->id, first, end - 1);
 		add(&t->st->was_purged, 1);
 		if (!purger)
@@ -644,7 +646,8 @@ static void op_fdinfo(struct thread *t)
 	if (fdinfo_counts(a->fd, &pinned, &unpinned, &purged) ||
 	    pinned != (long)model ||
 	    pinned + unpinned + purged != (long)a->npages)
-		violation(t->st, "fdinfo of area %08x: pinned %ld unpinned %ld purged %ld, expected %zu pinned of %zu",
+		violation(t->st,
+			  "fdinfo of area %08x: pinned %ld unpinned %ld purged %ld, expected %zu pinned of %zu",
 			  a->id, pinned, unpinned, purged, model, a->npages);
 	add(&t->st->ops[S_FDINFO], 1);
 }
@@ -1061,7 +1064,7 @@ static pid_t spawn(void (*fn)(struct stats *, unsigned int, double),
 static void usage(const char *prog)
 {
 	fprintf(stderr,
-		"usage: %s [-t SECONDS] [-w WORKERS] [-T THREADS] [-H HOGS] [-s SEED]\n"
+		"Usage: %s [-t SECONDS] [-w WORKERS] [-T THREADS] [-H HOGS] [-s SEED]\n"
 		"  defaults: 60 s, 2 worker processes of 2 threads, 2 memory hogs\n",
 		prog);
 	exit(KSFT_FAIL);
@@ -1122,7 +1125,7 @@ int main(int argc, char **argv)
 
 	/* The workers and this supervisor must outlive the hogs. */
 	write_file("/proc/self/oom_score_adj", "-1000");
-	ksft_print_msg("ashmem_stress: %.0f s, %u workers x %u threads, %u hogs, seed %llu, MemTotal %ld kB\n",
+	ksft_print_msg("%.0f s, %u workers x %u threads, %u hogs, seed %llu, MemTotal %ld kB\n",
 		       seconds, workers, threads, hogs, (unsigned long long)seed,
 		       meminfo_kb("MemTotal"));
 
@@ -1171,7 +1174,8 @@ int main(int argc, char **argv)
 			for (i = 0; i < workers; i++) {
 				if (wstatus[i] >= 0)
 					continue;
-				violation(st, "worker %u still running 120 s after the deadline", i);
+				violation(st, "worker %u still running 120 s after the deadline",
+					  i);
 				kill(wpids[i], SIGKILL);
 			}
 			break;
@@ -1195,10 +1199,11 @@ int main(int argc, char **argv)
 	ksft_print_msg("ran %.1f s: %lu operations\n", now() - start, total_ops);
 	for (i = 0; i < NR_SOPS; i++)
 		ksft_print_msg("  %-16s %lu\n", sop_names[i], st->ops[i]);
-	ksft_print_msg("purges observed: PIN said WAS_PURGED %lu times (%lu before any PURGE_ALL_CACHES, i.e. by reclaim), NOT_PURGED %lu; %lu pages read back as zeros\n",
-		       st->was_purged, st->was_purged_by_reclaim, st->not_purged,
-		       st->pages_purged);
-	ksft_print_msg("PURGE_ALL_CACHES: %lu calls, %lu pages; drop_caches: %lu; PIN ENOMEM: %lu\n",
+	/* "By reclaim": before any PURGE_ALL_CACHES. */
+	ksft_print_msg("PIN said WAS_PURGED %lu times (%lu by reclaim), NOT_PURGED %lu times\n",
+		       st->was_purged, st->was_purged_by_reclaim, st->not_purged);
+	ksft_print_msg("%lu pages read back as zeros\n", st->pages_purged);
+	ksft_print_msg("PURGE_ALL_CACHES: %lu calls, %lu pages; drop_caches %lu; PIN ENOMEM %lu\n",
 		       st->purge_all_calls, st->purge_all_pages,
 		       st->drop_caches_calls, st->pin_enomem);
 	ksft_print_msg("memory hogs: %lu rounds, %lu killed, peak %lu MiB\n",
