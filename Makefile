@@ -14,9 +14,10 @@ RES    := $(B)/results
 JOBS   ?= $(shell nproc)
 export JOBS
 
-# Kernel lanes: KERNEL=NAME builds in build/NAME from FRAGMENTS_NAME, merged
-# on top of tinyconfig, then the selftests' config files.  A new lane (a debug
-# kernel, say) is one more FRAGMENTS_ line and a fragment in configs/.
+# Kernel lanes: KERNEL=NAME builds in build/NAME from the selftests' config
+# files, then FRAGMENTS_NAME, merged on top of tinyconfig: a lane's fragment
+# can override what the tests ask for (the debug lane builds ashmem as a
+# module).  A new lane is one more FRAGMENTS_ line and a fragment in configs/.
 KERNEL           ?= x86_64
 FRAGMENTS_x86_64 := configs/x86_64.config
 FRAGMENTS_debug  := configs/x86_64.config configs/debug.config
@@ -41,9 +42,10 @@ SUITE_TIMEOUT   ?= 900
 RUN_KERNEL_ARGS ?= quiet
 export VM_MEM VM_SMP VM_TIMEOUT SUITE_TIMEOUT
 
-.PHONY: help deps prepare kernel selftests samples kunit kunit-results \
+.PHONY: help deps prepare kernel selftests samples guest-bin kunit kunit-results \
 	vmtest vmtest-results stress-results debug-results check check-fast run \
-	bench lint clean distclean
+	bench patches series series-results lint lint-results docs docs-results \
+	clean distclean
 
 help:
 	@echo "make run        boot the kernel and run the ashmem demo (samples/ashmem)"
@@ -60,7 +62,11 @@ help:
 	@echo "make kunit      KUnit only (UML, $(B)/kunit)"
 	@echo "make vmtest     the VM part of check only (kselftests, demo)"
 	@echo "make bench      run ashmem_bench (64-bit) in the VM; BENCH_ARGS=\"--quick\""
-	@echo "make lint       checkpatch, kernel-doc and sparse (W=1 C=2) on the driver"
+	@echo "make patches    write the series (git format-patch, cover letter) to $(B)/patches"
+	@echo "make series     git am the series onto pristine 6.12: applies, is the tested tree, builds"
+	@echo "make lint       checkpatch on every patch, kernel-doc, sparse W=1, =y/=m/=n builds,"
+	@echo "                the uapi header test and headers_install"
+	@echo "make docs       build the userspace API docs with Sphinx; no warning from ashmem's"
 	@echo "make clean      remove build outputs, keep the kernel tree and ccache"
 	@echo "make distclean  remove $(B)/ entirely"
 	@echo "Variables: KERNEL VM_MEM VM_SMP VM_TIMEOUT SUITE_TIMEOUT JOBS DEMO BENCH_ARGS"
@@ -72,7 +78,7 @@ prepare: deps
 	@python3 scripts/prepare-tree.py . $(B)
 
 kernel: prepare
-	bash scripts/build-kernel.sh $(KSRC) $(KOUT) $(FRAGMENTS) $(SELFTEST_CONFIGS)
+	bash scripts/build-kernel.sh $(KSRC) $(KOUT) $(SELFTEST_CONFIGS) $(FRAGMENTS)
 
 selftests: kernel
 	bash scripts/build-selftests.sh $(KSRC) $(KOUT) 64 $(B)/selftests/$(KERNEL)-64 $(SELFTEST_TARGETS)
@@ -80,6 +86,13 @@ selftests: kernel
 
 samples: kernel
 	bash scripts/build-samples.sh $(KOUT) samples/ashmem $(B)/samples
+
+# Helper programs of the guest scripts (scripts/guest/*.c), and the modules
+# of a lane built with CONFIG_MODULES, for the initramfs.
+guest-bin: kernel
+	bash scripts/build-samples.sh $(KOUT) scripts/guest $(B)/guest-bin
+	@rm -rf $(B)/modules/$(KERNEL) && mkdir -p $(B)/modules/$(KERNEL)
+	@find $(KOUT) -name '*.ko' -exec cp {} $(B)/modules/$(KERNEL)/ \;
 
 # *-results targets record a result file and fail only if that is impossible;
 # the targets people type add the summary (and its exit status).
@@ -89,13 +102,16 @@ kunit-results: prepare
 	@python3 scripts/results.py kunit $(LOGS)/kunit.log "$$(cat $(LOGS)/kunit.log.rc)" \
 		$(B)/kunit/test.log $(RES)/kunit.json
 
-# One boot: the 64-bit selftests, the 32-bit ones, the demo (plain: it passes
-# if it exits 0), the ioctl fuzzer, and what VMTEST_EXTRA adds.
+# One boot: what VMTEST_FIRST lists, the 64-bit selftests, the 32-bit ones,
+# the demo (plain: it passes if it exits 0), the ioctl fuzzer, and what
+# VMTEST_EXTRA adds (suites lines, with commas for blanks).
 FUZZ_ARGS    ?= -n 200000 -t 60 -p 2
+VMTEST_FIRST ?=
 VMTEST_EXTRA ?=
-vmtest-results: selftests samples
-	@cat $(B)/selftests/$(KERNEL)-64/suites.txt $(B)/selftests/$(KERNEL)-32/suites.txt \
-		>$(B)/vmtest-$(KERNEL).suites
+vmtest-results: selftests samples guest-bin
+	@{ for line in $(VMTEST_FIRST); do echo "$${line//,/ }"; done; \
+	   cat $(B)/selftests/$(KERNEL)-64/suites.txt $(B)/selftests/$(KERNEL)-32/suites.txt; \
+	} >$(B)/vmtest-$(KERNEL).suites
 	@{ echo "plain $(DEMO) /samples ./$(DEMO)"; \
 	   echo "tap ashmem_fuzz-64 /selftests/64/ashmem ./ashmem_fuzz $(FUZZ_ARGS)"; \
 	   echo "tap ashmem_fuzz-32 /selftests/32/ashmem ./ashmem_fuzz $(FUZZ_ARGS)"; \
@@ -104,7 +120,8 @@ vmtest-results: selftests samples
 	bash scripts/vm.sh $(BZIMAGE) vmtest-$(KERNEL) $(B)/vmtest-$(KERNEL).suites \
 		$(B)/selftests/$(KERNEL)-64/install=/selftests/64 \
 		$(B)/selftests/$(KERNEL)-32/install=/selftests/32 \
-		$(B)/samples=/samples scripts/guest=/guest
+		$(B)/samples=/samples scripts/guest=/guest \
+		$(B)/guest-bin=/guest-bin $(B)/modules/$(KERNEL)=/modules
 
 # The stress program, 64-bit then 32-bit, in a VM with little memory so that
 # its memory hogs force real reclaim.
@@ -119,14 +136,20 @@ stress-results: selftests
 		$(B)/selftests/$(KERNEL)-64/install=/selftests/64 \
 		$(B)/selftests/$(KERNEL)-32/install=/selftests/32
 
-# The debug lane: KASAN, lockdep, KFENCE, kmemleak... (configs/debug.config).
-# Every selftest, the fuzzer and the stress program, then a kmemleak scan; a
-# kernel report anywhere in the log fails the run (scripts/results.py).
+# The debug lane: KASAN, lockdep, KFENCE, kmemleak... (configs/debug.config),
+# with ashmem as a module.  The module is loaded first; then every selftest,
+# the fuzzer and the stress program; then unloading is refused while an area
+# is open or mapped and works once none is, the module is loaded again and
+# the selftests run once more; last a kmemleak scan.  A kernel report
+# anywhere in the log fails the run (scripts/results.py).
+DEBUG_FIRST := tap,ashmem-module-load,/,/bin/sh,/guest/ashmem-module.sh,load
 DEBUG_EXTRA := plain,ashmem_stress-64,/selftests/64/ashmem,./ashmem_stress,-t,60 \
+	tap,ashmem-module-unload,/,/bin/sh,/guest/ashmem-module.sh,unload \
+	tap,ashmem_test-reloaded,/selftests/64/ashmem,./ashmem_test \
 	plain,kmemleak,/,/bin/sh,/guest/kmemleak-scan.sh
 debug-results:
 	$(MAKE) KERNEL=debug FUZZ_ARGS="-n 100000 -t 30 -p 2" \
-		VMTEST_EXTRA="$(DEBUG_EXTRA)" vmtest-results
+		VMTEST_FIRST="$(DEBUG_FIRST)" VMTEST_EXTRA="$(DEBUG_EXTRA)" vmtest-results
 
 kunit:
 	-@$(MAKE) kunit-results
@@ -136,14 +159,49 @@ vmtest:
 	-@$(MAKE) vmtest-results
 	@python3 scripts/results.py summary $(RES)/vmtest-$(KERNEL).json
 
+# The series: written from patches/*.txt (scripts/series.py), then applied
+# with git am to a fresh checkout of pristine 6.12, compared file by file
+# with $(KSRC) (what everything else builds and tests) and built.
+patches: prepare
+	python3 scripts/series.py build . $(B) $(B)/patches
+
+series-results: patches kernel
+	@rm -f $(RES)/series.json $(LOGS)/series.log.rc; mkdir -p $(LOGS)
+	rc=0; python3 scripts/series.py verify . $(B) $(B)/patches $(KOUT) 2>&1 | tee $(LOGS)/series.log || rc=$$?; \
+		echo $$rc >$(LOGS)/series.log.rc
+	@python3 scripts/results.py tap series $(LOGS)/series.log \
+		"$$(cat $(LOGS)/series.log.rc)" $(RES)/series.json
+
+lint-results: patches kernel
+	@rm -f $(RES)/lint.json $(LOGS)/lint.log.rc; mkdir -p $(LOGS)
+	rc=0; bash scripts/lint.sh $(KSRC) $(KOUT) $(B)/patches 2>&1 | tee $(LOGS)/lint.log || rc=$$?; \
+		echo $$rc >$(LOGS)/lint.log.rc
+	@python3 scripts/results.py tap lint $(LOGS)/lint.log \
+		"$$(cat $(LOGS)/lint.log.rc)" $(RES)/lint.json
+
+docs-results: prepare
+	@rm -f $(RES)/docs.json $(LOGS)/docs.log.rc; mkdir -p $(LOGS)
+	rc=0; bash scripts/docs.sh $(KSRC) $(B)/docs 2>&1 | tee $(LOGS)/docs.log || rc=$$?; \
+		echo $$rc >$(LOGS)/docs.log.rc
+	@python3 scripts/results.py tap docs $(LOGS)/docs.log \
+		"$$(cat $(LOGS)/docs.log.rc)" $(RES)/docs.json
+
+series lint docs:
+	-@$(MAKE) $@-results
+	@python3 scripts/results.py summary $(RES)/$@.json
+
 # Every step runs even if an earlier one failed; a step that could not
 # finish leaves no result file, which the summary counts as a failure.
-CHECK_FAST := $(RES)/kunit.json $(RES)/vmtest-$(KERNEL).json $(RES)/stress-$(KERNEL).json
+CHECK_FAST := $(RES)/kunit.json $(RES)/vmtest-$(KERNEL).json $(RES)/stress-$(KERNEL).json \
+	$(RES)/series.json $(RES)/lint.json $(RES)/docs.json
 check-fast:
 	@rm -f $(CHECK_FAST)
 	-@$(MAKE) kunit-results
 	-@$(MAKE) vmtest-results
 	-@$(MAKE) stress-results
+	-@$(MAKE) series-results
+	-@$(MAKE) lint-results
+	-@$(MAKE) docs-results
 	@python3 scripts/results.py summary $(CHECK_FAST)
 
 check:
@@ -151,6 +209,9 @@ check:
 	-@$(MAKE) kunit-results
 	-@$(MAKE) vmtest-results
 	-@$(MAKE) stress-results
+	-@$(MAKE) series-results
+	-@$(MAKE) lint-results
+	-@$(MAKE) docs-results
 	-@$(MAKE) debug-results
 	@python3 scripts/results.py summary $(CHECK_FAST) $(RES)/vmtest-debug.json
 
@@ -167,11 +228,10 @@ bench: selftests
 		$(B)/selftests/$(KERNEL)-64/install=/selftests/64
 	@python3 scripts/results.py summary $(RES)/bench.json
 
-lint: kernel
-	bash scripts/lint.sh $(KSRC) $(KOUT)
-
 clean:
-	rm -rf $(LANES:%=$(B)/%) $(B)/kunit $(B)/selftests $(B)/samples $(B)/initramfs \
+	rm -rf $(LANES:%=$(B)/%) $(LANES:%=$(B)/%-lint-m) $(LANES:%=$(B)/%-lint-n) \
+		$(B)/kunit $(B)/selftests $(B)/samples $(B)/guest-bin $(B)/modules \
+		$(B)/initramfs $(B)/patches $(B)/series $(B)/docs \
 		$(LOGS) $(RES) $(B)/stage $(B)/*.suites
 
 distclean:

@@ -6,6 +6,7 @@ packages=(
 	make gcc libc6-dev gcc-multilib ccache flex bison bc perl
 	libelf-dev libssl-dev patch xz-utils rsync cpio git python3
 	busybox-static qemu-system-x86 linux-source-6.12 sparse
+	python3-sphinx
 )
 
 missing=()

@@ -10,6 +10,10 @@ usage:
       FORMAT tap or plain), LOG.console and LOG.results as
       written by vm-run.sh, qemu's exit status, the number of vCPUs.  Kernel
       reports are looked for in the console and in the guest's dmesg dump.
+  results.py tap NAME LOG RC OUT.json
+      a host-side check that printed TAP (lint.sh, series.py verify,
+      docs.sh): each TAP result counts; no plan or totals, or an exit
+      status other than 0 without a failed test, is a problem.
   results.py summary OUT.json...
       print failures and 'N passed, N failed, N skipped'; exit 1 if anything
       failed, anything is missing, or nothing passed.
@@ -246,6 +250,18 @@ def cmd_kunit(output, rc, kernel_log, out):
     write(out, result)
 
 
+def cmd_tap(name, log, rc, out):
+    lines = read_lines(log)
+    result = {"name": name, "suites": [], "problems": [], "logs": [log]}
+    if lines is None:
+        result["problems"].append(f"{name}: no output ({log} missing)")
+    else:
+        suite, problems = parse_tap(name, lines, int(rc))
+        result["suites"].append(suite)
+        result["problems"] += problems
+    write(out, result)
+
+
 def write(out, result):
     os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
     with open(out, "w") as f:
@@ -295,6 +311,8 @@ def main():
     cmd, args = sys.argv[1], sys.argv[2:]
     if cmd == "vm" and len(args) == 6:
         cmd_vm(*args)
+    elif cmd == "tap" and len(args) == 4:
+        cmd_tap(*args)
     elif cmd == "kunit" and len(args) == 4:
         cmd_kunit(*args)
     elif cmd == "summary" and args:
