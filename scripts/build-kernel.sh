@@ -4,8 +4,9 @@
 # usage: build-kernel.sh SRC OUT FRAGMENT...
 #   SRC       prepared kernel tree (build/linux)
 #   OUT       object directory (O=), e.g. build/x86_64
-#   FRAGMENT  config fragments merged in order on top of `make tinyconfig`;
-#             missing fragment files are an error.
+#   FRAGMENT  config fragments merged in order on top of `make tinyconfig`
+#             (a later one overrides an earlier one); missing fragment files
+#             are an error.
 # Every option the fragments ask for is checked in the final .config.  The
 # configuration is only regenerated when its inputs changed, and keeps its old
 # mtime when its content did not, so nothing is rebuilt needlessly.
@@ -78,7 +79,11 @@ if [ -n "$missing" ]; then
 fi
 echo "$inputs" >"$stamp"
 
-# 3. Build the kernel and install the uapi headers for userspace builds.
+# 3. Build the kernel (and its modules, if it has any) and install the uapi
+#    headers for userspace builds.
 kmake bzImage
+if grep -qx CONFIG_MODULES=y "$out/.config"; then
+	kmake modules
+fi
 kmake -s headers_install >/dev/null
 echo "build-kernel: $out/arch/x86/boot/bzImage"

@@ -1,0 +1,121 @@
+#!/bin/sh
+# Debug lane (ashmem built as a module): load it before the selftests, and
+# after them check that it cannot be unloaded while an area is open or
+# mapped, that it unloads once nothing holds it, and that it loads and works
+# again.  Prints TAP.
+#
+# usage: ashmem-module.sh load|unload
+# Needs /modules/ashmem.ko and /guest-bin/ashmem-modhold (see the Makefile).
+
+KO=/modules/ashmem.ko
+HOLD=/guest-bin/ashmem-modhold
+n=0 failed=0
+
+result() {	# 0|1 DESCRIPTION
+	n=$((n + 1))
+	if [ "$1" = 0 ]; then
+		echo "ok $n $2"
+	else
+		failed=$((failed + 1))
+		echo "not ok $n $2"
+	fi
+}
+
+done_tap() {
+	echo "1..$n"
+	echo "# Totals: pass:$((n - failed)) fail:$failed xfail:0 xpass:0 skip:0 error:0"
+	[ "$failed" = 0 ]
+	exit
+}
+
+loaded() { grep -q '^ashmem ' /proc/modules; }
+refs() { awk '$1 == "ashmem" { print $3 }' /proc/modules; }
+
+# The device node shows up (devtmpfs) or goes away shortly after.
+wait_dev() {	# present|absent
+	i=0
+	while [ $i -lt 50 ]; do
+		if [ "$1" = present ]; then [ -c /dev/ashmem ] && return 0
+		else [ ! -e /dev/ashmem ] && return 0
+		fi
+		sleep 0.1
+		i=$((i + 1))
+	done
+	return 1
+}
+
+load() {
+	insmod "$KO"
+	rc=$?
+	loaded && [ $rc = 0 ]
+	result $? "insmod $KO (status $rc)"
+	wait_dev present
+	result $? "/dev/ashmem appears"
+}
+
+# Start ashmem-modhold MODE, try rmmod while it holds the area, then let it
+# check its area and exit.
+refused_while() {	# MODE WHAT
+	rm -f /tmp/ctl /tmp/hold.out
+	mkfifo /tmp/ctl
+	"$HOLD" "$1" </tmp/ctl >/tmp/hold.out 2>&1 &
+	pid=$!
+	exec 5>/tmp/ctl
+	i=0
+	while [ $i -lt 100 ] && ! grep -q '^ready$' /tmp/hold.out; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	grep -q '^ready$' /tmp/hold.out
+	result $? "ashmem-modhold $1: $2"
+	echo "# module reference count: $(refs)"
+	out=$(rmmod ashmem 2>&1)
+	rc=$?
+	echo "# rmmod ashmem: status $rc: $out"
+	[ $rc != 0 ] && loaded && [ -c /dev/ashmem ]
+	result $? "rmmod is refused while $2"
+	echo >&5
+	exec 5>&-
+	wait $pid
+	rc=$?
+	sed 's/^/# /' /tmp/hold.out
+	[ $rc = 0 ]
+	result $? "the area held $2 is intact afterwards (status $rc)"
+}
+
+unload() {
+	loaded
+	result $? "ashmem is loaded as a module"
+	refused_while fd "an area is open"
+	refused_while map "an area is only mapped (its fd closed)"
+
+	# Nothing holds the module any more: the reference count drops to 0
+	# once the last backing file is released.
+	i=0
+	while [ $i -lt 50 ] && [ "$(refs)" != 0 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	echo "# module reference count: $(refs)"
+	out=$(rmmod ashmem 2>&1)
+	rc=$?
+	echo "# rmmod ashmem: status $rc${out:+: $out}"
+	[ $rc = 0 ] && ! loaded
+	result $? "rmmod succeeds once every area is closed and unmapped"
+	wait_dev absent
+	result $? "/dev/ashmem is gone"
+
+	load
+	"$HOLD" once >/tmp/hold.out 2>&1
+	rc=$?
+	sed 's/^/# /' /tmp/hold.out
+	[ $rc = 0 ]
+	result $? "after the reload an area works (status $rc)"
+}
+
+case "${1:-}" in
+load) load ;;
+unload) unload ;;
+*) echo "usage: $0 load|unload" >&2; exit 2 ;;
+esac
+done_tap
