@@ -80,7 +80,7 @@ refused_while() {	# MODE WHAT
 	rc=$?
 	sed 's/^/# /' /tmp/hold.out
 	[ $rc = 0 ]
-	result $? "the area held $2 is intact afterwards (status $rc)"
+	result $? "ashmem-modhold $1: the area is intact afterwards (status $rc)"
 }
 
 unload() {
