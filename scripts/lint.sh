@@ -22,20 +22,10 @@ log=$(mktemp -d)
 trap 'rm -rf "$log"' EXIT
 
 # 1. checkpatch --strict on each patch, commit message included.  Errors and
-#    warnings fail.  Userspace code (selftests, samples) gets kernel-only
-#    advice that does not apply there; these types are accepted in a patch
-#    that only touches tools/testing/selftests/, samples/ and MAINTAINERS:
-#    WARNING STRCPY        strscpy() is a kernel function; glibc has none.
-#    WARNING VOLATILE      the tests touch memory through volatile pointers so
-#                          that the compiler keeps the accesses that fault
-#                          pages in; READ_ONCE()/WRITE_ONCE() are kernel-only.
-#    WARNING PREFER_DEFINED_ATTRIBUTE_MACRO
-#                          the demo has no <linux/compiler.h> for __printf()
-#                          and __noreturn (the selftests use kselftest.h's).
-#    WARNING MACRO_WITH_FLOW_CONTROL
-#                          kselftest's SKIP(return, ...) inside a helper
-#                          macro: the harness's own macros take the statement
-#                          to run, by design.
+#    warnings always fail.  Userspace code (selftests, samples) gets some
+#    kernel-only advice; these CHECKs, and only these, are accepted in a
+#    patch that only touches tools/testing/selftests/, samples/ and
+#    MAINTAINERS:
 #    CHECK PREFER_KERNEL_TYPES  u64 and friends are kernel-only types.
 #    CHECK MACRO_ARG_REUSE      test helpers called with plain variables, as
 #                               kselftest_harness.h's EXPECT_*() are.
@@ -43,7 +33,7 @@ trap 'rm -rf "$log"' EXIT
 #                               argument to uintmax_t, which for a pointer
 #                               warns in the -m32 build.
 #    Kernel code (the other patches) gets no exception at all.
-userspace_ok="STRCPY VOLATILE PREFER_DEFINED_ATTRIBUTE_MACRO MACRO_WITH_FLOW_CONTROL PREFER_KERNEL_TYPES MACRO_ARG_REUSE COMPARISON_TO_NULL"
+userspace_ok="CHECK:PREFER_KERNEL_TYPES CHECK:MACRO_ARG_REUSE CHECK:COMPARISON_TO_NULL"
 
 shopt -s nullglob
 patches=("$patchdir"/[0-9][0-9][0-9][0-9]-*.patch)
@@ -61,7 +51,7 @@ for p in "${patches[@]}"; do
 		--summary-file "$p") >"$log/cp" 2>&1
 	bad=$(grep -oE '^(ERROR|WARNING|CHECK):[A-Z0-9_]+' "$log/cp" |
 		while IFS=: read -r level type; do
-			[[ " $ok " = *" $type "* ]] || echo "$level:$type"
+			[[ " $ok " = *" $level:$type "* ]] || echo "$level:$type"
 		done | sort | uniq -c)
 	total=$(grep -oE "total: [0-9]+ errors, [0-9]+ warnings, [0-9]+ checks" "$log/cp")
 	accepted=$(grep -oE '^(ERROR|WARNING|CHECK):[A-Z0-9_]+' "$log/cp" | sort | uniq -c |
@@ -97,7 +87,7 @@ fi
 kmake O="$kout" C=2 W=1 mm/ashmem.o >"$log/sparse" 2>&1
 rc=$?
 if [ $rc = 0 ] && grep -q 'CHECK .*mm/ashmem.c' "$log/sparse" &&
-   ! grep -qE 'warning|error' "$log/sparse"; then
+   ! grep -qE '(warning|error):' "$log/sparse"; then
 	tap_result OK "sparse (C=2) + W=1: mm/ashmem.o: no warnings"
 else
 	tap_result FAIL "sparse (C=2) + W=1: mm/ashmem.o (status $rc)" "$log/sparse"
@@ -141,7 +131,7 @@ m=$kout-lint-m
 variant "$m" -e MODULES -e MODULE_UNLOAD -m ASHMEM -m KUNIT -m ASHMEM_KUNIT_TEST >"$log/m" 2>&1
 if want "$m" CONFIG_MODULES=y CONFIG_ASHMEM=m CONFIG_KUNIT=m CONFIG_ASHMEM_KUNIT_TEST=m &&
    kmake O="$m" W=1 mm/ashmem.o >>"$log/m" 2>&1 &&
-   ! grep -qE 'warning|error' "$log/m" &&
+   ! grep -qE '(warning|error):' "$log/m" &&
    grep -q -- '-DMODULE' "$m/mm/.ashmem.o.cmd"; then
 	tap_result OK "CONFIG_ASHMEM=m, ASHMEM_KUNIT_TEST=m: mm/ashmem.o builds as a module with W=1, no warnings"
 else

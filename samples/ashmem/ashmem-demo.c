@@ -25,6 +25,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdnoreturn.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
@@ -72,7 +73,6 @@ struct area_info {
 	unsigned long long purged;
 };
 
-static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static void say(const char *fmt, ...)
 {
 	va_list ap;
@@ -84,9 +84,7 @@ static void say(const char *fmt, ...)
 	putchar('\n');
 }
 
-static void die(const char *fmt, ...)
-	__attribute__((format(printf, 1, 2), noreturn));
-static void die(const char *fmt, ...)
+static noreturn void die(const char *fmt, ...)
 {
 	va_list ap;
 

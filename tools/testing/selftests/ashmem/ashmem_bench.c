@@ -340,7 +340,7 @@ static void touch_pages(char *p, size_t len, char c)
 	size_t off;
 
 	for (off = 0; off < len; off += page_size)
-		*(volatile char *)(p + off) = c;
+		__atomic_store_n(p + off, c, __ATOMIC_RELAXED);
 }
 
 /* How many pages of [p, p + len) are resident. */
@@ -509,11 +509,14 @@ static void *worker_main(void *arg)
 		break;
 	case WORK_SPIN:
 		for (i = 0; i < w->iters; i++) {
-			volatile unsigned long x = 0;
+			unsigned long x = 0;
 			int j;
 
-			for (j = 0; j < 1000; j++)
+			/* The empty asm keeps the compiler from folding the loop. */
+			for (j = 0; j < 1000; j++) {
 				x += j;
+				asm volatile("" : "+r" (x));
+			}
 		}
 		break;
 	}
@@ -664,7 +667,7 @@ static double lifecycle_ashmem(struct side *s, long iters)
 			 MAP_SHARED, fd, 0);
 		if (p == MAP_FAILED)
 			fail("mmap of an area");
-		*(volatile char *)p = 1;
+		__atomic_store_n(p, 1, __ATOMIC_RELAXED);
 		munmap(p, LIFECYCLE_SIZE);
 		close(fd);
 	}
@@ -686,7 +689,7 @@ static double lifecycle_memfd(struct side *s, long iters)
 			 MAP_SHARED, fd, 0);
 		if (p == MAP_FAILED)
 			fail("mmap of a memfd");
-		*(volatile char *)p = 1;
+		__atomic_store_n(p, 1, __ATOMIC_RELAXED);
 		munmap(p, LIFECYCLE_SIZE);
 		close(fd);
 	}
@@ -754,7 +757,7 @@ static void lifecycle_steps(bool ashmem, long iters, double *us)
 		t[3] = now_ns();
 		if (fd < 0 || ret < 0 || p == MAP_FAILED)
 			fail("lifecycle of %s", ashmem ? "an area" : "a memfd");
-		*(volatile char *)p = 1;
+		__atomic_store_n(p, 1, __ATOMIC_RELAXED);
 		t[4] = now_ns();
 		munmap(p, LIFECYCLE_SIZE);
 		t[5] = now_ns();

@@ -82,18 +82,6 @@
 
 #define ASSERT_MAPPED(p) ASSERT_NE((uintptr_t)MAP_FAILED, (uintptr_t)(p))
 
-#define OPEN_AREA_OR_SKIP(fd, flags) do {				\
-	fd = open(ASHMEM_DEV, flags);					\
-	if (fd < 0 && errno == ENOENT)					\
-		SKIP(return, ASHMEM_DEV " is missing (CONFIG_ASHMEM)");	\
-	ASSERT_LE(0, fd);						\
-} while (0)
-
-#define SKIP_UNLESS_ROOT() do {						\
-	if (geteuid() != 0)						\
-		SKIP(return, "needs root (CAP_SYS_ADMIN)");		\
-} while (0)
-
 static int set_prot_mask(int fd, unsigned long mask)
 {
 	return ioctl(fd, ASHMEM_SET_PROT_MASK, mask);
@@ -184,19 +172,21 @@ static void fault_handler(int sig)
 static long touch_pages(char *p, size_t n, bool write)
 {
 	struct sigaction sa = { .sa_handler = fault_handler }, obus, osegv;
-	volatile size_t i = 0;
+	/* Not a local: a local changed after sigsetjmp() is lost by longjmp. */
+	static __thread size_t i;
 	long ret = -1;
 
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGBUS, &sa, &obus);
 	sigaction(SIGSEGV, &sa, &osegv);
+	i = 0;
 	if (sigsetjmp(fault_jmp, 1) == 0) {
 		for (i = 0; i < n; i++) {
-			volatile char *c = p + pages(i);
-			char v = *c;
+			char *c = p + pages(i);
+			char v = __atomic_load_n(c, __ATOMIC_RELAXED);
 
 			if (write)
-				*c = v;
+				__atomic_store_n(c, v, __ATOMIC_RELAXED);
 		}
 	} else {
 		ret = i;
@@ -279,7 +269,10 @@ FIXTURE(ashmem_bug) {
 
 FIXTURE_SETUP(ashmem_bug)
 {
-	OPEN_AREA_OR_SKIP(self->fd, O_RDWR);
+	self->fd = open(ASHMEM_DEV, O_RDWR);
+	if (self->fd < 0 && errno == ENOENT)
+		SKIP(return, ASHMEM_DEV " is missing (CONFIG_ASHMEM)");
+	ASSERT_LE(0, self->fd);
 }
 
 FIXTURE_TEARDOWN(ashmem_bug)
@@ -392,7 +385,7 @@ TEST_F(ashmem_bug, remap_around_mask)
 struct racer {
 	int fd;
 	uint32_t seed;
-	volatile int stop;
+	int stop;	/* __atomic: set by the main thread */
 	int map_started;	/* set before the mmap() call */
 	/* pin ioctls */
 	unsigned long ops, bad_errno, ok_before_map;
@@ -404,7 +397,7 @@ static void *size_flipper(void *arg)
 {
 	struct racer *r = arg;
 
-	while (!r->stop) {
+	while (!__atomic_load_n(&r->stop, __ATOMIC_RELAXED)) {
 		size_t size = 1 + xorshift(&r->seed) % pages(16);
 
 		set_size(r->fd, size);
@@ -435,7 +428,7 @@ TEST_F_TIMEOUT(ashmem_bug, set_size_races_first_mmap, 120)
 		ASSERT_EQ(0, pthread_create(&thread, NULL, size_flipper, &r));
 		usleep(xorshift(&r.seed) % 200);
 		p = mmap(NULL, pages(1), PROT_RW, MAP_SHARED, r.fd, 0);
-		r.stop = 1;
+		__atomic_store_n(&r.stop, 1, __ATOMIC_RELAXED);
 		ASSERT_EQ(0, pthread_join(thread, NULL));
 		ASSERT_MAPPED(p);
 		munmap(p, pages(1));
@@ -471,7 +464,7 @@ static void *pin_hammer(void *arg)
 	};
 	struct racer *r = arg;
 
-	while (!r->stop) {
+	while (!__atomic_load_n(&r->stop, __ATOMIC_RELAXED)) {
 		size_t first = xorshift(&r->seed) % 20;
 		size_t n = xorshift(&r->seed) % 20;
 		int ret;
@@ -519,10 +512,10 @@ TEST_F_TIMEOUT(ashmem_bug, pin_races_mmap_and_set_size, 120)
 		usleep(xorshift(&sizer.seed) % 500);
 		__atomic_store_n(&pinner.map_started, 1, __ATOMIC_RELEASE);
 		p = mmap(NULL, pages(1), PROT_RW, MAP_SHARED, sizer.fd, 0);
-		sizer.stop = 1;
+		__atomic_store_n(&sizer.stop, 1, __ATOMIC_RELAXED);
 		ASSERT_EQ(0, pthread_join(t1, NULL));
 		usleep(2000);
-		pinner.stop = 1;
+		__atomic_store_n(&pinner.stop, 1, __ATOMIC_RELAXED);
 		ASSERT_EQ(0, pthread_join(t2, NULL));
 		ASSERT_MAPPED(p);
 		munmap(p, pages(1));
@@ -552,7 +545,7 @@ TEST_F_TIMEOUT(ashmem_bug, pin_races_mmap_and_set_size, 120)
 /* 5: a reader thread with buffers that fault, a mapper thread. */
 struct fault_race {
 	int fd;
-	volatile int stop;
+	int stop;	/* __atomic: set by the main thread */
 	unsigned long maps, bad;
 };
 
@@ -560,7 +553,7 @@ static void *map_loop(void *arg)
 {
 	struct fault_race *fr = arg;
 
-	while (!fr->stop) {
+	while (!__atomic_load_n(&fr->stop, __ATOMIC_RELAXED)) {
 		void *p = mmap(NULL, pages(16), PROT_RW, MAP_SHARED, fr->fd, 0);
 
 		if (p == MAP_FAILED) {
@@ -627,7 +620,7 @@ static int uncached_buffers(void *arg)
 			}
 			calls += 3;
 		}
-		fr.stop = 1;
+		__atomic_store_n(&fr.stop, 1, __ATOMIC_RELAXED);
 		pthread_join(thread, NULL);
 		if (self_map)
 			munmap(self_map, pages(16));
@@ -707,7 +700,7 @@ TEST_F_TIMEOUT(ashmem_bug, lseek_after_mmap, 60)
 	p = mmap(NULL, pages(1), PROT_RW, MAP_SHARED | MAP_NORESERVE,
 		 self->fd, 0);
 	ASSERT_MAPPED(p);
-	strcpy(p, "page zero");
+	snprintf(p, pages(1), "%s", "page zero");
 
 	EXPECT_EQ(0, lseek(self->fd, 0, SEEK_SET));
 	EXPECT_EQ(past2g, lseek(self->fd, past2g, SEEK_SET));
@@ -1159,7 +1152,8 @@ TEST_F(ashmem_bug, purge_accounting)
 	int fd2;
 	char *p;
 
-	SKIP_UNLESS_ROOT();
+	if (!is_root())
+		SKIP(return, "needs root (CAP_SYS_ADMIN)");
 	debugfs_has("/sys/kernel/debug/shrinker");
 	/* Every count update on one CPU: the same history each run. */
 	CPU_ZERO(&cpu0);
@@ -1239,7 +1233,8 @@ TEST_F(ashmem_bug, range_order)
 {
 	char *p;
 
-	SKIP_UNLESS_ROOT();
+	if (!is_root())
+		SKIP(return, "needs root (CAP_SYS_ADMIN)");
 	p = area_map(self->fd, pages(4), PROT_RW, MAP_SHARED);
 	ASSERT_MAPPED(p);
 	fill_pages(p, 4);
@@ -1265,7 +1260,7 @@ TEST_F(ashmem_bug, range_order)
 /* 13: workers, a purger and a memory hog, all bounded in time. */
 struct svi {
 	struct timespec end;
-	volatile int stop;
+	int stop;	/* __atomic: set by the main thread */
 	unsigned long ops[4], violations, was_purged, purge_calls;
 	pthread_mutex_t lock;
 };
@@ -1275,7 +1270,7 @@ static bool svi_over(struct svi *s)
 	struct timespec now;
 
 	clock_gettime(CLOCK_MONOTONIC, &now);
-	return s->stop || now.tv_sec > s->end.tv_sec ||
+	return __atomic_load_n(&s->stop, __ATOMIC_RELAXED) || now.tv_sec > s->end.tv_sec ||
 	       (now.tv_sec == s->end.tv_sec && now.tv_nsec >= s->end.tv_nsec);
 }
 
@@ -1434,7 +1429,7 @@ static int shrinker_race(void *arg)
 		return 2;
 	for (i = 0; i < 3; i++)
 		pthread_join(workers[i], NULL);
-	s->stop = 1;
+	__atomic_store_n(&s->stop, 1, __ATOMIC_RELAXED);
 	pthread_join(purger, NULL);
 	stop_child(hog);
 	fprintf(stderr,
@@ -1467,7 +1462,10 @@ FIXTURE(ashmem_area) {
 
 FIXTURE_SETUP(ashmem_area)
 {
-	OPEN_AREA_OR_SKIP(self->fd, O_RDWR);
+	self->fd = open(ASHMEM_DEV, O_RDWR);
+	if (self->fd < 0 && errno == ENOENT)
+		SKIP(return, ASHMEM_DEV " is missing (CONFIG_ASHMEM)");
+	ASSERT_LE(0, self->fd);
 }
 
 FIXTURE_TEARDOWN(ashmem_area)
@@ -1568,7 +1566,10 @@ FIXTURE_VARIANT_ADD(ashmem_state, mapping_gone) {
 FIXTURE_SETUP(ashmem_state)
 {
 	self->map = NULL;
-	OPEN_AREA_OR_SKIP(self->fd, O_RDWR);
+	self->fd = open(ASHMEM_DEV, O_RDWR);
+	if (self->fd < 0 && errno == ENOENT)
+		SKIP(return, ASHMEM_DEV " is missing (CONFIG_ASHMEM)");
+	ASSERT_LE(0, self->fd);
 	self->size = variant->state == ST_NEW ? 0 : STATE_SIZE;
 	self->mapped_once = variant->state >= ST_MAPPED;
 	if (variant->state >= ST_SIZED)
@@ -1576,7 +1577,7 @@ FIXTURE_SETUP(ashmem_state)
 	if (variant->state >= ST_MAPPED) {
 		self->map = mmap(NULL, pages(4), PROT_RW, MAP_SHARED, self->fd, 0);
 		ASSERT_MAPPED(self->map);
-		strcpy(self->map, "data");
+		snprintf(self->map, pages(1), "%s", "data");
 	}
 	if (variant->state == ST_UNMAPPED) {
 		munmap(self->map, pages(4));
@@ -1658,7 +1659,7 @@ TEST_F(ashmem_state, read_only_pointers)
 	ro = mmap(NULL, pages(1), PROT_RW, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	ASSERT_MAPPED(ro);
 	memset(ro, FILL, pages(1));
-	strcpy(ro, "ro-name");
+	snprintf(ro, pages(1), "%s", "ro-name");
 	pin = (struct ashmem_pin *)(ro + 512);
 	pin->offset = 0;
 	pin->len = pages(1);
@@ -1744,13 +1745,13 @@ TEST_F(ashmem_state, every_ioctl_with_valid_arguments)
 		EXPECT_ERRNO(EINVAL, set_size(self->fd, pages(2)));
 		EXPECT_ERRNO(EINVAL, set_size(self->fd, self->size));
 		EXPECT_ERRNO(EINVAL, set_size(self->fd, 0));
-		strcpy(expect_name, ASHMEM_NAME_DEF);
+		snprintf(expect_name, sizeof(expect_name), "%s", ASHMEM_NAME_DEF);
 	} else {
 		EXPECT_EQ(0, ioctl(self->fd, ASHMEM_SET_NAME, "n1"));
 		EXPECT_EQ(0, set_size(self->fd, pages(2)));
 		EXPECT_EQ((long)pages(2), xioctl(self->fd, ASHMEM_GET_SIZE, 0));
 		EXPECT_EQ(0, set_size(self->fd, self->size));
-		strcpy(expect_name, "n1");
+		snprintf(expect_name, sizeof(expect_name), "%s", "n1");
 	}
 	EXPECT_EQ((long)self->size, xioctl(self->fd, ASHMEM_GET_SIZE, 0));
 	memset(name, FILL, sizeof(name));
@@ -2006,7 +2007,10 @@ FIXTURE_VARIANT_ADD(ashmem_size, size_max) {
 
 FIXTURE_SETUP(ashmem_size)
 {
-	OPEN_AREA_OR_SKIP(self->fd, O_RDWR);
+	self->fd = open(ASHMEM_DEV, O_RDWR);
+	if (self->fd < 0 && errno == ENOENT)
+		SKIP(return, ASHMEM_DEV " is missing (CONFIG_ASHMEM)");
+	ASSERT_LE(0, self->fd);
 }
 
 FIXTURE_TEARDOWN(ashmem_size)
@@ -2171,7 +2175,10 @@ FIXTURE_VARIANT_ADD(ashmem_pin_edge, sum_overflows_u32_2) {
 FIXTURE_SETUP(ashmem_pin_edge)
 {
 	self->map = MAP_FAILED;
-	OPEN_AREA_OR_SKIP(self->fd, O_RDWR);
+	self->fd = open(ASHMEM_DEV, O_RDWR);
+	if (self->fd < 0 && errno == ENOENT)
+		SKIP(return, ASHMEM_DEV " is missing (CONFIG_ASHMEM)");
+	ASSERT_LE(0, self->fd);
 	if (pages(1) != 4096)
 		SKIP(return, "the edges assume 4 KiB pages");
 	self->map = area_map(self->fd, pages(4) + 1, PROT_RW, MAP_SHARED);
@@ -2263,7 +2270,10 @@ FIXTURE_VARIANT_ADD(ashmem_mmap_edge, offset_huge) {
 
 FIXTURE_SETUP(ashmem_mmap_edge)
 {
-	OPEN_AREA_OR_SKIP(self->fd, O_RDWR);
+	self->fd = open(ASHMEM_DEV, O_RDWR);
+	if (self->fd < 0 && errno == ENOENT)
+		SKIP(return, ASHMEM_DEV " is missing (CONFIG_ASHMEM)");
+	ASSERT_LE(0, self->fd);
 	if (pages(1) != 4096)
 		SKIP(return, "the edges assume 4 KiB pages");
 	ASSERT_EQ(0, set_size(self->fd, pages(4) + 1));
@@ -2326,7 +2336,10 @@ FIXTURE_VARIANT_ADD(ashmem_mode, wronly) {
 
 FIXTURE_SETUP(ashmem_mode)
 {
-	OPEN_AREA_OR_SKIP(self->fd, variant->flags);
+	self->fd = open(ASHMEM_DEV, variant->flags);
+	if (self->fd < 0 && errno == ENOENT)
+		SKIP(return, ASHMEM_DEV " is missing (CONFIG_ASHMEM)");
+	ASSERT_LE(0, self->fd);
 }
 
 FIXTURE_TEARDOWN(ashmem_mode)

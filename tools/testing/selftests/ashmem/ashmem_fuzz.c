@@ -248,11 +248,11 @@ static struct mapping *rnd_map(struct worker *w)
 }
 
 static sigjmp_buf fault_jmp;
-static volatile sig_atomic_t fault_armed;
+static sig_atomic_t fault_armed;	/* __atomic: the handler reads it */
 
 static void fault_handler(int sig)
 {
-	if (fault_armed)
+	if (__atomic_load_n(&fault_armed, __ATOMIC_RELAXED))
 		siglongjmp(fault_jmp, sig);
 	signal(sig, SIG_DFL);
 	raise(sig);
@@ -261,14 +261,15 @@ static void fault_handler(int sig)
 /* Touches every page of @m its protection allows; a fault is a failure. */
 static void touch(struct worker *w, struct mapping *m)
 {
-	volatile size_t off = 0;
+	/* Not a local: a local changed after sigsetjmp() is lost by longjmp. */
+	static __thread size_t off;
 	int sig;
 
 	if (!(m->prot & PROT_READ))
 		return;
 	sig = sigsetjmp(fault_jmp, 1);
 	if (sig) {
-		fault_armed = 0;
+		__atomic_store_n(&fault_armed, 0, __ATOMIC_RELAXED);
 		w->faults++;
 		failure(w, "signal %d touching %p + %#zx (len %#zx, prot %d)",
 			sig, m->addr, (size_t)off, m->len, m->prot);
@@ -277,15 +278,15 @@ static void touch(struct worker *w, struct mapping *m)
 		m->addr = NULL;
 		return;
 	}
-	fault_armed = 1;
+	__atomic_store_n(&fault_armed, 1, __ATOMIC_RELAXED);
 	for (off = 0; off < m->len; off += page_size) {
-		volatile char *c = m->addr + off;
-		char v = *c;
+		char *c = m->addr + off;
+		char v = __atomic_load_n(c, __ATOMIC_RELAXED);
 
 		if (m->prot & PROT_WRITE)
-			*c = v + 1;
+			__atomic_store_n(c, v + 1, __ATOMIC_RELAXED);
 	}
-	fault_armed = 0;
+	__atomic_store_n(&fault_armed, 0, __ATOMIC_RELAXED);
 }
 
 /* Is all of [addr, addr + len) still mapped? */

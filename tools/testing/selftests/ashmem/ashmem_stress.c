@@ -87,8 +87,8 @@ struct stats {
 	unsigned long purge_all_calls, purge_all_pages, drop_caches_calls;
 	unsigned long hog_rounds, hog_deaths, hog_peak_mib;
 	unsigned long violations;
-	volatile int stop;
-	volatile int purger_started;
+	int stop;		/* these two: __atomic */
+	int purger_started;
 	unsigned int log_next;
 	char log[LOG_LINES][LOG_LEN];
 };
@@ -540,7 +540,7 @@ static void op_pin(struct thread *t)
 		return;
 	pick_range(t, a, &first, &n);
 	end = range_end(a, first, n);
-	purger = t->st->purger_started;
+	purger = __atomic_load_n(&t->st->purger_started, __ATOMIC_RELAXED);
 	ret = pin_ioctl(a->fd, ASHMEM_PIN, first, n);
 	if (ret < 0) {
 		if (errno == ENOMEM) {
@@ -839,7 +839,7 @@ static void *worker_thread(void *arg)
 	struct thread *t = arg;
 	unsigned int i;
 
-	while (!t->st->stop && now() < t->deadline) {
+	while (!__atomic_load_n(&t->st->stop, __ATOMIC_RELAXED) && now() < t->deadline) {
 		switch (pick_op(t)) {
 		case S_CREATE:
 			op_create(t, false);
@@ -983,11 +983,11 @@ static void run_hog(struct stats *st, unsigned int round, double deadline)
 	chunks = calloc(max, sizeof(*chunks));
 	if (!chunks)
 		_exit(2);
-	while (!st->stop && now() < deadline) {
+	while (!__atomic_load_n(&st->stop, __ATOMIC_RELAXED) && now() < deadline) {
 		bool hard = !(round++ % 2);
 		size_t n = 0, past_zero = 0;
 
-		while (n < max && !st->stop) {
+		while (n < max && !__atomic_load_n(&st->stop, __ATOMIC_RELAXED)) {
 			long avail = meminfo_kb("MemAvailable");
 
 			if (!hard && avail <= total_kb / 32)
@@ -1024,13 +1024,13 @@ static void *purger_thread(void *arg)
 	unsigned long k = 0;
 	int fd;
 
-	while (!st->stop && now() < pg->start_at)
+	while (!__atomic_load_n(&st->stop, __ATOMIC_RELAXED) && now() < pg->start_at)
 		usleep(50 * 1000);
 	fd = open(ASHMEM_DEV, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return NULL;
-	st->purger_started = 1;
-	while (!st->stop && now() < pg->deadline) {
+	__atomic_store_n(&st->purger_started, 1, __ATOMIC_RELAXED);
+	while (!__atomic_load_n(&st->stop, __ATOMIC_RELAXED) && now() < pg->deadline) {
 		long n = ioctl(fd, ASHMEM_PURGE_ALL_CACHES);
 
 		if (n < 0 && errno == EPERM)
@@ -1182,7 +1182,7 @@ int main(int argc, char **argv)
 		}
 		usleep(100 * 1000);
 	}
-	st->stop = 1;
+	__atomic_store_n(&st->stop, 1, __ATOMIC_RELAXED);
 	pthread_join(purger, NULL);
 	for (i = 0; i < hogs; i++) {
 		if (hpids[i] > 0) {

@@ -365,7 +365,7 @@ TEST_F(ashmem, set_name_right_before_unmapped_page)
 
 	ASSERT_TRUE(end != NULL);
 	name = end - sizeof("short");
-	strcpy(name, "short");
+	snprintf(name, sizeof("short"), "%s", "short");
 	ASSERT_EQ(0, ioctl(self->fd, ASHMEM_SET_NAME, name));
 	memset(out, 0xcc, sizeof(out));
 	ASSERT_EQ(0, ioctl(self->fd, ASHMEM_GET_NAME, out));
@@ -767,8 +767,8 @@ TEST_F(ashmem, shared_mappings_share_memory)
 	ASSERT_MAPPED(b);
 	c = mmap(NULL, pages(1), PROT_READ, MAP_SHARED, self->fd, pages(1));
 	ASSERT_MAPPED(c);
-	strcpy(a, "via a");
-	strcpy(b + pages(1), "via b");
+	snprintf(a, pages(1), "%s", "via a");
+	snprintf(b + pages(1), pages(1), "%s", "via b");
 	EXPECT_STREQ("via a", b);
 	EXPECT_STREQ("via b", a + pages(1));
 	EXPECT_STREQ("via b", c);
@@ -784,7 +784,7 @@ TEST_F(ashmem, shared_across_fork)
 
 	p = area_map(self->fd, pages(2), PROT_READ | PROT_WRITE, MAP_SHARED);
 	ASSERT_MAPPED(p);
-	strcpy(p, "parent");
+	snprintf(p, pages(1), "%s", "parent");
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (pid == 0) {
@@ -792,9 +792,9 @@ TEST_F(ashmem, shared_across_fork)
 			       MAP_SHARED, self->fd, pages(1));
 
 		EXPECT_STREQ("parent", p);
-		strcpy(p, "child");
+		snprintf(p, pages(1), "%s", "child");
 		if (q != MAP_FAILED)
-			strcpy(q, "child's own mapping");
+			snprintf(q, pages(1), "%s", "child's own mapping");
 		_exit(q == MAP_FAILED);
 	}
 	ASSERT_EQ(0, wait_child(pid));
@@ -812,7 +812,7 @@ TEST_F(ashmem, shared_over_scm_rights)
 	ASSERT_EQ(0, ioctl(self->fd, ASHMEM_SET_NAME, "passed"));
 	p = area_map(self->fd, pages(2), PROT_READ | PROT_WRITE, MAP_SHARED);
 	ASSERT_MAPPED(p);
-	strcpy(p, "from the sender");
+	snprintf(p, pages(1), "%s", "from the sender");
 	ASSERT_EQ(0, socketpair(AF_UNIX, SOCK_STREAM, 0, sv));
 	pid = fork();
 	ASSERT_LE(0, pid);
@@ -833,7 +833,7 @@ TEST_F(ashmem, shared_over_scm_rights)
 		q = mmap(NULL, pages(2), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 		ASSERT_MAPPED(q);
 		EXPECT_STREQ("from the sender", q);
-		strcpy(q + pages(1), "from the receiver");
+		snprintf(q + pages(1), pages(1), "%s", "from the receiver");
 		_exit(0);
 	}
 	close(sv[1]);
@@ -897,11 +897,11 @@ TEST_F(ashmem, mapping_outlives_the_fd)
 	ASSERT_EQ(0, ioctl(self->fd, ASHMEM_SET_NAME, "orphan"));
 	p = area_map(self->fd, pages(1), PROT_READ | PROT_WRITE, MAP_SHARED);
 	ASSERT_MAPPED(p);
-	strcpy(p, "still here");
+	snprintf(p, pages(1), "%s", "still here");
 	close(self->fd);
 	self->fd = -1;
 	EXPECT_STREQ("still here", p);
-	strcpy(p, "written after close");
+	snprintf(p, pages(1), "%s", "written after close");
 	EXPECT_STREQ("written after close", p);
 	ASSERT_EQ(0, maps_find(p, &e));
 	EXPECT_STREQ("/dev/ashmem/orphan (deleted)", e.path);
@@ -917,7 +917,7 @@ TEST_F(ashmem, map_files_cannot_escape_prot_mask)
 
 	p = area_map(self->fd, pages(1), PROT_READ | PROT_WRITE, MAP_SHARED);
 	ASSERT_MAPPED(p);
-	strcpy(p, "original");
+	snprintf(p, pages(1), "%s", "original");
 	munmap(p, pages(1));
 	ASSERT_EQ(0, set_prot_mask(self->fd, PROT_READ));
 	p = mmap(NULL, pages(1), PROT_READ, MAP_SHARED, self->fd, 0);
@@ -1116,13 +1116,13 @@ TEST_F_TIMEOUT(ashmem, offsets_past_2gib, 120)
 				   MAP_SHARED | MAP_NORESERVE, self->fd, 0);
 
 		ASSERT_MAPPED(whole);
-		strcpy(whole + off, "past 2 GiB");
+		snprintf(whole + off, pages(1), "%s", "past 2 GiB");
 		munmap(whole, size);
 	}
 	win = mmap(NULL, pages(1), PROT_READ | PROT_WRITE,
 		   MAP_SHARED | MAP_NORESERVE, self->fd, off);
 	ASSERT_MAPPED(win);
-	strcpy(win, "past 2 GiB");
+	snprintf(win, pages(1), "%s", "past 2 GiB");
 
 	EXPECT_EQ(off, lseek(self->fd, off, SEEK_SET));
 	memset(buf, 0xcc, sizeof(buf));

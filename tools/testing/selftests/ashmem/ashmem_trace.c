@@ -82,17 +82,22 @@ static int read_events(struct event *ev, int max)
 	if (!f)
 		return -1;
 	while (n < max && fgets(line, sizeof(line), f)) {
-		char *p = strstr(line, " ashmem_");
+		/*
+		 * "TASK-PID [CPU] FLAGS TIMESTAMP: EVENT: FIELDS": TASK is
+		 * ashmem_trace itself, so look for ": ashmem_".
+		 */
+		char *p = strstr(line, ": ashmem_");
 		size_t len;
 
 		if (line[0] == '#' || !p)
 			continue;
-		len = strcspn(p + 1, ":");
+		p += 2;
+		len = strcspn(p, ":");
 		if (len >= sizeof(ev[n].name))
 			continue;
-		memcpy(ev[n].name, p + 1, len);
+		memcpy(ev[n].name, p, len);
 		ev[n].name[len] = '\0';
-		p += len + 2;
+		p += len + 1;
 		ev[n].ino = field(p, "ino");
 		ev[n].first = field(p, "first");
 		ev[n].last = field(p, "last");
