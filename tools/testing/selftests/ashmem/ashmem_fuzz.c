@@ -587,8 +587,13 @@ static bool op_madvise(struct worker *w)
 }
 
 /*
- * remap_file_pages() re-mmaps with MAP_FIXED; when that fails the range
- * may be left unmapped, so check before the mapping is touched again.
+ * remap_file_pages() re-mmaps with MAP_FIXED.  ashmem refuses it, and the
+ * range may then be left unmapped, so check before the mapping is touched
+ * again.  It succeeds only where the kernel merges the range into a
+ * neighbouring mapping of the same area with the same flags, without
+ * asking the driver: then the pages it names are mapped, maybe past the
+ * end of the area, where a touch raises SIGBUS as on any shmem file.  So
+ * a mapping a remap succeeded on is dropped too.
  */
 static bool op_remap(struct worker *w)
 {
@@ -600,7 +605,7 @@ static bool op_remap(struct worker *w)
 		return false;
 	pages = m->len / page_size;
 	ret = remap_file_pages(m->addr, m->len, 0, below(w, pages + 2), 0);
-	if (!still_mapped(m->addr, m->len)) {
+	if (ret == 0 || !still_mapped(m->addr, m->len)) {
 		munmap(m->addr, m->len);
 		m->addr = NULL;
 	}
