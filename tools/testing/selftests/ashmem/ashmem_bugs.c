@@ -838,32 +838,13 @@ FIXTURE_VARIANT_ADD(ashmem_failslab, purged) {
 	.purged = true,
 };
 
-static int read_small(const char *path, char *buf, size_t len)
+/* The first line of a small file, without its newline. */
+static int read_line(const char *path, char *buf, size_t len)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0)
+	if (read_small(path, buf, len))
 		return -1;
-	n = read(fd, buf, len - 1);
-	close(fd);
-	if (n < 0)
-		return -1;
-	buf[n] = '\0';
 	buf[strcspn(buf, "\n")] = '\0';
 	return 0;
-}
-
-static int write_small(const char *path, const char *val)
-{
-	int fd = open(path, O_WRONLY | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0)
-		return -1;
-	n = write(fd, val, strlen(val));
-	close(fd);
-	return n == (ssize_t)strlen(val) ? 0 : -1;
 }
 
 FIXTURE_SETUP(ashmem_failslab)
@@ -881,18 +862,18 @@ FIXTURE_SETUP(ashmem_failslab)
 	if (access(ASHMEM_DEV, F_OK))
 		SKIP(return, ASHMEM_DEV " is missing (CONFIG_ASHMEM)");
 
-	ASSERT_EQ(0, read_small(FAILSLAB "/ignore-gfp-wait", self->gfp_wait,
-				sizeof(self->gfp_wait)));
-	ASSERT_EQ(0, read_small(FAILSLAB "/verbose", self->verbose,
-				sizeof(self->verbose)));
-	ASSERT_EQ(0, read_small(FAILSLAB "/cache-filter", self->cache_filter,
-				sizeof(self->cache_filter)));
+	ASSERT_EQ(0, read_line(FAILSLAB "/ignore-gfp-wait", self->gfp_wait,
+			       sizeof(self->gfp_wait)));
+	ASSERT_EQ(0, read_line(FAILSLAB "/verbose", self->verbose,
+			       sizeof(self->verbose)));
+	ASSERT_EQ(0, read_line(FAILSLAB "/cache-filter", self->cache_filter,
+			       sizeof(self->cache_filter)));
 	self->armed = true;
-	ASSERT_EQ(0, write_small(FAILSLAB "/ignore-gfp-wait", "N"));
-	ASSERT_EQ(0, write_small(FAILSLAB "/verbose", "0"));
-	self->filtered = !read_small(RANGE_FAILSLAB, buf, sizeof(buf)) &&
-			 !write_small(RANGE_FAILSLAB, "1") &&
-			 !write_small(FAILSLAB "/cache-filter", "Y");
+	ASSERT_EQ(0, write_str(FAILSLAB "/ignore-gfp-wait", "N"));
+	ASSERT_EQ(0, write_str(FAILSLAB "/verbose", "0"));
+	self->filtered = !read_line(RANGE_FAILSLAB, buf, sizeof(buf)) &&
+			 !write_str(RANGE_FAILSLAB, "1") &&
+			 !write_str(FAILSLAB "/cache-filter", "Y");
 	TH_LOG("failures %s", self->filtered ?
 	       "confined to the ashmem_range cache" :
 	       "not confined (ashmem_range cache merged or no sysfs): n = 1 only");
@@ -907,11 +888,11 @@ FIXTURE_TEARDOWN(ashmem_failslab)
 	}
 	if (!self->armed)
 		return;
-	write_small(FAILSLAB "/ignore-gfp-wait", self->gfp_wait);
-	write_small(FAILSLAB "/verbose", self->verbose);
-	write_small(FAILSLAB "/cache-filter", self->cache_filter);
+	write_str(FAILSLAB "/ignore-gfp-wait", self->gfp_wait);
+	write_str(FAILSLAB "/verbose", self->verbose);
+	write_str(FAILSLAB "/cache-filter", self->cache_filter);
 	if (self->filtered)
-		write_small(RANGE_FAILSLAB, "0");
+		write_str(RANGE_FAILSLAB, "0");
 }
 
 /*

@@ -34,6 +34,9 @@ void fill_pages(char *p, size_t n);
 /* A number field ("pinned", "purged"...) of fd's fdinfo, -1 if missing. */
 long long fdinfo_num(int fd, const char *key);
 long meminfo_kb(const char *key);
+/* A small file read whole and NUL-terminated, or written in one write(). */
+int read_small(const char *path, char *buf, size_t len);
+int write_str(const char *path, const char *val);
 void write_file(const char *path, const char *val);
 
 pid_t start_memory_hog(void);
