@@ -65,6 +65,10 @@ for p in "${patches[@]}"; do
 	fi
 done
 
+# checkpatch caches the tree's CamelCase words in the tree it ran from;
+# that file is no part of the series (make series compares the trees).
+rm -f "$ksrc"/.checkpatch-camelcase.*
+
 # 2. kernel-doc: not a word on stderr or stdout.
 for f in mm/ashmem.c include/uapi/linux/ashmem.h; do
 	"$ksrc/scripts/kernel-doc" -none -Wall "$ksrc/$f" >"$log/kd" 2>&1
