@@ -4,7 +4,9 @@
 #
 # usage: vm-run.sh KERNEL INITRAMFS LOG [KERNEL-ARGS...]
 # Env: VM_MEM (512M), VM_SMP (2), VM_TIMEOUT (seconds, 1800), SUITE_TIMEOUT
-# (seconds per guest program, 900).  Exit status: qemu's, 124 on timeout.
+# (seconds per guest program, 900), VM_CLOCK (wall: the vCPUs run in parallel
+# threads; insn: one thread, and the guest clock counts instructions, one per
+# nanosecond: -icount shift=0).  Exit status: qemu's, 124 on timeout.
 set -euo pipefail
 
 kernel=$1 initrd=$2 log=$3; shift 3
@@ -16,11 +18,17 @@ rm -f "$log.console" "$log.results"
 cmdline="console=ttyS0 panic=-1 oops=panic printk.devkmsg=on"
 cmdline+=" suite_timeout=${SUITE_TIMEOUT:-900} $*"
 
-echo "vm-run: qemu ${VM_SMP:-2} vCPUs ${VM_MEM:-512M} (TCG), timeout ${VM_TIMEOUT:-1800}s; log: $log.console"
+case ${VM_CLOCK:-wall} in
+wall)	accel=(-accel tcg,thread=multi) ;;
+insn)	accel=(-accel tcg,thread=single -icount shift=0) ;;
+*)	echo "vm-run: VM_CLOCK must be wall or insn" >&2; exit 2 ;;
+esac
+
+echo "vm-run: qemu ${VM_SMP:-2} vCPUs ${VM_MEM:-512M} (TCG, ${VM_CLOCK:-wall} clock), timeout ${VM_TIMEOUT:-1800}s; log: $log.console"
 set +e
 timeout -k 10 "${VM_TIMEOUT:-1800}" \
 	qemu-system-x86_64 -nodefaults -display none -no-reboot \
-		-accel tcg,thread=multi -cpu max -smp "${VM_SMP:-2}" -m "${VM_MEM:-512M}" \
+		"${accel[@]}" -cpu max -smp "${VM_SMP:-2}" -m "${VM_MEM:-512M}" \
 		-kernel "$kernel" -initrd "$initrd" -append "$cmdline" \
 		-serial stdio -serial file:"$log.results" </dev/null |
 	tee "$log.console"

@@ -14,6 +14,10 @@
  * misbehaves (an ioctl fails or does not do what it says): 1, or 4 (skip)
  * when the device cannot be opened at all.  Works against any ashmem with
  * Android's ABI: --device names the node.
+ *
+ * In a VM under qemu -icount shift=0 the guest's clock counts instructions:
+ * --insn labels the figures so (kinsn for us), and leaves out measure 2,
+ * since such a VM runs one vCPU at a time.
  */
 
 #define _GNU_SOURCE
@@ -47,6 +51,7 @@
 static const char *device = "/dev/ashmem";
 static int reps = 7;
 static bool quick;
+static bool insn;	/* the clock counts instructions (qemu -icount) */
 static double sample_ms = 50;
 static unsigned int only = ~0u;	/* bit i: run measure i */
 static long page_size;
@@ -183,12 +188,41 @@ static void sample_sides(struct side *sides, int n)
 							    sides[i].iters));
 }
 
+/*
+ * With --insn a nanosecond of the guest's clock is one instruction: name
+ * the units for what they count.  Returns one of a few rotating buffers.
+ */
+static const char *unit_of(const struct side *s)
+{
+	static const char *const map[][2] = {
+		{ "us/", "kinsn/" }, { "ms/", "Minsn/" }, { "/s", "/Ginsn" },
+	};
+	static char buf[4][24];
+	static int next;
+	char *out = buf[next++ % 4];
+	const char *at;
+	size_t i;
+
+	if (!insn)
+		return s->unit;
+	for (i = 0; i < ARRAY_SIZE(map); i++) {
+		at = strstr(s->unit, map[i][0]);
+		if (!at)
+			continue;
+		snprintf(out, sizeof(buf[0]), "%.*s%s%s",
+			 (int)(at - s->unit), s->unit, map[i][1],
+			 at + strlen(map[i][0]));
+		return out;
+	}
+	return s->unit;
+}
+
 static void print_side(const struct side *s)
 {
 	struct stats st = stats_of(s->v, reps);
 
 	printf("    %-28s %12.4g %-10s [%.4g - %.4g]\n",
-	       s->label, st.med, s->unit, st.min, st.max);
+	       s->label, st.med, unit_of(s), st.min, st.max);
 }
 
 /*
@@ -247,9 +281,9 @@ static void print_table(void)
 		char a[64], b[64], q[48];
 
 		snprintf(a, sizeof(a), "%.4g %s [%.4g-%.4g]", r->a_st.med,
-			 r->a->unit, r->a_st.min, r->a_st.max);
+			 unit_of(r->a), r->a_st.min, r->a_st.max);
 		snprintf(b, sizeof(b), "%.4g %s [%.4g-%.4g]", r->b_st.med,
-			 r->b->unit, r->b_st.min, r->b_st.max);
+			 unit_of(r->b), r->b_st.min, r->b_st.max);
 		snprintf(q, sizeof(q), "%.3f [%.3f-%.3f]", r->r_st.med,
 			 r->r_st.min, r->r_st.max);
 		printf("%-4s %-34s %-30s %-30s %-24s %-9s %s\n", r->id,
@@ -788,7 +822,8 @@ static void print_lifecycle_steps(long iters)
 		for (k = 0; k < NSTEPS; k++)
 			m[k] += x[k] / 4;
 	}
-	printf("    step by step (us, mean of %ld areas each):\n", (iters / 4 + 1) * 4);
+	printf("    step by step (%s, mean of %ld areas each):\n",
+	       insn ? "kinsn" : "us", (iters / 4 + 1) * 4);
 	for (k = 0; k < NSTEPS; k++) {
 		printf("      %-20s ashmem %8.2f   memfd %8.2f\n", step[k],
 		       a[k], m[k]);
@@ -1210,12 +1245,15 @@ static void settle(void)
 
 static void __noreturn usage(const char *prog, int status)
 {
-	printf("Usage: %s [--device PATH] [--reps N] [--quick] [--sample-ms MS] [--only LIST]\n"
+	printf("Usage: %s [--device PATH] [--reps N] [--quick] [--sample-ms MS]\n"
+	       "          [--only LIST] [--insn]\n"
 	       "  --device PATH    the ashmem device node (default /dev/ashmem)\n"
 	       "  --reps N         repetitions of every sample, 1..%d (default 7; 3 with --quick)\n"
 	       "  --quick          short samples and small sizes, for a smoke run\n"
 	       "  --sample-ms MS   length of a calibrated sample (default 50; 10 with --quick)\n"
-	       "  --only LIST      run only these measures, e.g. 1,4 (default 1-6)\n",
+	       "  --only LIST      run only these measures, e.g. 1,4 (default 1-6)\n"
+	       "  --insn           the clock counts instructions (a VM under qemu -icount\n"
+	       "                   shift=0): label figures so; measure 2 is left out\n",
 	       prog, MAX_REPS);
 	exit(status);
 }
@@ -1228,6 +1266,7 @@ int main(int argc, char **argv)
 		{ "quick", no_argument, NULL, 'q' },
 		{ "sample-ms", required_argument, NULL, 's' },
 		{ "only", required_argument, NULL, 'o' },
+		{ "insn", no_argument, NULL, 'i' },
 		{ "help", no_argument, NULL, 'h' },
 		{ }
 	};
@@ -1237,7 +1276,7 @@ int main(int argc, char **argv)
 	uint64_t step;
 	char *tok;
 
-	while ((c = getopt_long(argc, argv, "d:r:qs:o:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "d:r:qs:o:ih", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'd':
 			device = optarg;
@@ -1263,6 +1302,9 @@ int main(int argc, char **argv)
 					usage(argv[0], 2);
 				only |= 1u << c;
 			}
+			break;
+		case 'i':
+			insn = true;
 			break;
 		case 'h':
 			usage(argv[0], 0);
@@ -1311,6 +1353,14 @@ int main(int argc, char **argv)
 	}
 	printf("Figures: median [min - max] of the repetitions; a ratio is the median of\n"
 	       "the per-repetition ratios of two sides sampled one after the other.\n");
+	if (insn) {
+		printf("Clock: counts instructions (--insn): kinsn, Minsn are thousands and\n"
+		       "millions of instructions, /Ginsn per billion instructions.\n");
+		/* One vCPU runs at a time under -icount: nothing runs in parallel. */
+		if (only & 1 << 2)
+			printf("measure 2 left out: it needs CPUs that run in parallel\n");
+		only &= ~(1u << 2);
+	}
 
 	if (only & 1 << 1) {
 		measure_ranges(false);
