@@ -82,21 +82,6 @@
 
 #define ASSERT_MAPPED(p) ASSERT_NE((uintptr_t)MAP_FAILED, (uintptr_t)(p))
 
-static int set_prot_mask(int fd, unsigned long mask)
-{
-	return ioctl(fd, ASHMEM_SET_PROT_MASK, mask);
-}
-
-static void *unmapped_addr(void)
-{
-	void *p = mmap(NULL, pages(1), PROT_NONE,
-		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-
-	if (p != MAP_FAILED)
-		munmap(p, pages(1));
-	return p;
-}
-
 /* The end of a writable page that is followed by an unmapped page. */
 static char *page_before_hole(void)
 {
@@ -125,37 +110,6 @@ static unsigned long kernel_addr(void)
 	EXPECT_EQ(unpinned, fdinfo_num(fd, "unpinned"));		\
 	EXPECT_EQ(purged, fdinfo_num(fd, "purged"));			\
 } while (0)
-
-struct maps_entry {
-	unsigned long start, end;
-	unsigned long long inode;
-	char perms[8];
-	char path[512];
-};
-
-static int maps_find(const void *addr, struct maps_entry *e)
-{
-	char line[1024];
-	int ret = -1, n;
-	FILE *f;
-
-	f = fopen("/proc/self/maps", "re");
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "%lx-%lx %7s %*x %*x:%*x %llu %n",
-			   &e->start, &e->end, e->perms, &e->inode, &n) < 4)
-			continue;
-		if ((uintptr_t)addr < e->start || (uintptr_t)addr >= e->end)
-			continue;
-		line[strcspn(line, "\n")] = '\0';
-		snprintf(e->path, sizeof(e->path), "%s", line + n);
-		ret = 0;
-		break;
-	}
-	fclose(f);
-	return ret;
-}
 
 static sigjmp_buf fault_jmp;
 

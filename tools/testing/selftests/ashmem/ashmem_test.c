@@ -33,8 +33,8 @@
 #include <linux/ashmem.h>
 
 #include "../kselftest_harness.h"
+#include "ashmem_util.h"
 
-#define ASHMEM_DEV	"/dev/ashmem"
 #define PROT_RWX	(PROT_READ | PROT_WRITE | PROT_EXEC)
 
 /* Checks that a call returned -1, then that it set errno to @err. */
@@ -57,32 +57,6 @@
 
 #define NO_DEVICE	ASHMEM_DEV " is missing (CONFIG_ASHMEM)"
 
-static size_t pages(size_t n)
-{
-	return n * (size_t)sysconf(_SC_PAGESIZE);
-}
-
-static bool all_bytes(const void *buf, int c, size_t len)
-{
-	const unsigned char *p = buf;
-
-	while (len--)
-		if (*p++ != (unsigned char)c)
-			return false;
-	return true;
-}
-
-/* An address with nothing mapped at it, for the EFAULT tests. */
-static void *unmapped_addr(void)
-{
-	void *p = mmap(NULL, pages(1), PROT_NONE,
-		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-
-	if (p != MAP_FAILED)
-		munmap(p, pages(1));
-	return p;
-}
-
 /*
  * A page followed by an unmapped page; returns the end of the first
  * page, so that the caller can place a buffer right before the hole.
@@ -96,110 +70,6 @@ static char *page_before_hole(void)
 		return NULL;
 	munmap(p + pages(1), pages(1));
 	return p + pages(1);
-}
-
-/* The by-value ioctls, typed so that no int is passed where a long is read. */
-static int set_size(int fd, size_t size)
-{
-	return ioctl(fd, ASHMEM_SET_SIZE, size);
-}
-
-static int set_prot_mask(int fd, unsigned long mask)
-{
-	return ioctl(fd, ASHMEM_SET_PROT_MASK, mask);
-}
-
-/* Sizes the area and maps all of it. */
-static void *area_map(int fd, size_t size, int prot, int flags)
-{
-	if (set_size(fd, size))
-		return MAP_FAILED;
-	return mmap(NULL, size, prot, flags, fd, 0);
-}
-
-static int pin_op(int fd, unsigned long cmd, uint32_t offset, uint32_t len)
-{
-	struct ashmem_pin pin = { .offset = offset, .len = len };
-
-	return ioctl(fd, cmd, &pin);
-}
-
-/* Copies the value of the "<key>:\t<value>" line of fd's fdinfo. */
-static int fdinfo_get(int fd, const char *key, char *val, size_t len)
-{
-	size_t klen = strlen(key);
-	char path[64], line[512];
-	int ret = -1;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
-	f = fopen(path, "re");
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f)) {
-		if (strncmp(line, key, klen) || strncmp(line + klen, ":\t", 2))
-			continue;
-		line[strcspn(line, "\n")] = '\0';
-		snprintf(val, len, "%s", line + klen + 2);
-		ret = 0;
-		break;
-	}
-	fclose(f);
-	return ret;
-}
-
-/* The number on fd's fdinfo line @key, or -1 if there is no such line. */
-static long long fdinfo_num(int fd, const char *key)
-{
-	char val[64];
-
-	if (fdinfo_get(fd, key, val, sizeof(val)))
-		return -1;
-	return strtoll(val, NULL, 10);
-}
-
-struct maps_entry {
-	unsigned long start, end;
-	unsigned long long inode;
-	char perms[8];
-	char path[512];
-};
-
-/* Finds the /proc/self/maps line of the mapping that contains @addr. */
-static int maps_find(const void *addr, struct maps_entry *e)
-{
-	char line[1024];
-	int ret = -1, n;
-	FILE *f;
-
-	f = fopen("/proc/self/maps", "re");
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "%lx-%lx %7s %*x %*x:%*x %llu %n",
-			   &e->start, &e->end, e->perms, &e->inode, &n) < 4)
-			continue;
-		if ((uintptr_t)addr < e->start || (uintptr_t)addr >= e->end)
-			continue;
-		line[strcspn(line, "\n")] = '\0';
-		snprintf(e->path, sizeof(e->path), "%s", line + n);
-		ret = 0;
-		break;
-	}
-	fclose(f);
-	return ret;
-}
-
-/* The exit code of a child, or 128 + the signal that killed it. */
-static int wait_child(pid_t pid)
-{
-	int status;
-
-	if (waitpid(pid, &status, 0) != pid)
-		return -1;
-	if (WIFEXITED(status))
-		return WEXITSTATUS(status);
-	return 128 + WTERMSIG(status);
 }
 
 static int send_fd(int sock, int fd)
@@ -1255,12 +1125,7 @@ static int pin_status(int fd, size_t first, size_t npages)
 
 static int unpin_pages(int fd, size_t first, size_t npages)
 {
-	return pin_op(fd, ASHMEM_UNPIN, pages(first), pages(npages));
-}
-
-static int pin_pages(int fd, size_t first, size_t npages)
-{
-	return pin_op(fd, ASHMEM_PIN, pages(first), pages(npages));
+	return pin_pages(fd, ASHMEM_UNPIN, first, npages);
 }
 
 /* Checks fdinfo's page counts, which always add up to the area. */
@@ -1284,7 +1149,7 @@ TEST_F(ashmem, pages_start_pinned)
 {
 	ASSERT_MAPPED(area_map(self->fd, pages(4), PROT_READ, MAP_SHARED));
 	EXPECT_EQ(ASHMEM_IS_PINNED, pin_status(self->fd, 0, 0));
-	EXPECT_EQ(ASHMEM_NOT_PURGED, pin_pages(self->fd, 0, 0));
+	EXPECT_EQ(ASHMEM_NOT_PURGED, pin_pages(self->fd, ASHMEM_PIN, 0, 0));
 	EXPECT_PAGE_COUNTS(self->fd, 4, 0, 0);
 }
 
@@ -1318,11 +1183,11 @@ TEST_F(ashmem, pin_after_unpin_keeps_data_not_purged)
 	ASSERT_MAPPED(p);
 	memset(p, 0x5a, pages(4));
 	ASSERT_EQ(0, unpin_pages(self->fd, 0, 4));
-	EXPECT_EQ(ASHMEM_NOT_PURGED, pin_pages(self->fd, 0, 4));
+	EXPECT_EQ(ASHMEM_NOT_PURGED, pin_pages(self->fd, ASHMEM_PIN, 0, 4));
 	EXPECT_EQ(ASHMEM_IS_PINNED, pin_status(self->fd, 0, 4));
 	EXPECT_TRUE(all_bytes(p, 0x5a, pages(4)));
 	/* Pinning pinned pages is fine too. */
-	EXPECT_EQ(ASHMEM_NOT_PURGED, pin_pages(self->fd, 1, 2));
+	EXPECT_EQ(ASHMEM_NOT_PURGED, pin_pages(self->fd, ASHMEM_PIN, 1, 2));
 	EXPECT_PAGE_COUNTS(self->fd, 4, 0, 0);
 	munmap(p, pages(4));
 }
@@ -1338,7 +1203,7 @@ TEST_F(ashmem, pin_middle_splits_unpinned_range)
 
 	ASSERT_MAPPED(area_map(self->fd, pages(8), PROT_READ, MAP_SHARED));
 	ASSERT_EQ(0, unpin_pages(self->fd, 0, 8));
-	EXPECT_EQ(ASHMEM_NOT_PURGED, pin_pages(self->fd, 3, 2));
+	EXPECT_EQ(ASHMEM_NOT_PURGED, pin_pages(self->fd, ASHMEM_PIN, 3, 2));
 	for (i = 0; i < 8; i++)
 		EXPECT_EQ(want[i], pin_status(self->fd, i, 1));
 	EXPECT_EQ(ASHMEM_IS_UNPINNED, pin_status(self->fd, 0, 3));
@@ -1362,11 +1227,11 @@ TEST_F(ashmem, unpin_merges_adjacent_and_overlapping_ranges)
 	EXPECT_EQ(ASHMEM_IS_PINNED, pin_status(self->fd, 6, 2));
 
 	/* One unpin covering several ranges. */
-	ASSERT_EQ(ASHMEM_NOT_PURGED, pin_pages(self->fd, 1, 1));
-	ASSERT_EQ(ASHMEM_NOT_PURGED, pin_pages(self->fd, 4, 1));
+	ASSERT_EQ(ASHMEM_NOT_PURGED, pin_pages(self->fd, ASHMEM_PIN, 1, 1));
+	ASSERT_EQ(ASHMEM_NOT_PURGED, pin_pages(self->fd, ASHMEM_PIN, 4, 1));
 	ASSERT_EQ(0, unpin_pages(self->fd, 0, 8));
 	EXPECT_PAGE_COUNTS(self->fd, 0, 8, 0);
-	EXPECT_EQ(ASHMEM_NOT_PURGED, pin_pages(self->fd, 0, 8));
+	EXPECT_EQ(ASHMEM_NOT_PURGED, pin_pages(self->fd, ASHMEM_PIN, 0, 8));
 	EXPECT_PAGE_COUNTS(self->fd, 8, 0, 0);
 }
 
@@ -1387,7 +1252,7 @@ TEST_F(ashmem, purge_all_caches_purges_unpinned_pages)
 	EXPECT_EQ(ASHMEM_IS_UNPINNED, pin_status(self->fd, 2, 4));
 	EXPECT_EQ(ASHMEM_IS_PINNED, pin_status(self->fd, 0, 2));
 
-	EXPECT_EQ(ASHMEM_WAS_PURGED, pin_pages(self->fd, 2, 4));
+	EXPECT_EQ(ASHMEM_WAS_PURGED, pin_pages(self->fd, ASHMEM_PIN, 2, 4));
 	EXPECT_PAGE_COUNTS(self->fd, 8, 0, 0);
 	for (i = 0; i < 8; i++) {
 		int c = (i >= 2 && i < 6) ? 0 : 'a' + i;
@@ -1416,15 +1281,15 @@ TEST_F(ashmem, pin_reports_purge_per_page)
 	ASSERT_EQ(0, unpin_pages(self->fd, 4, 4));	/* after the purge */
 	EXPECT_PAGE_COUNTS(self->fd, 0, 4, 4);
 
-	EXPECT_EQ(ASHMEM_NOT_PURGED, pin_pages(self->fd, 4, 4));
-	EXPECT_EQ(ASHMEM_WAS_PURGED, pin_pages(self->fd, 0, 1));
+	EXPECT_EQ(ASHMEM_NOT_PURGED, pin_pages(self->fd, ASHMEM_PIN, 4, 4));
+	EXPECT_EQ(ASHMEM_WAS_PURGED, pin_pages(self->fd, ASHMEM_PIN, 0, 1));
 	/* Unpinned again, page 0 is not purged any more. */
 	ASSERT_EQ(0, unpin_pages(self->fd, 0, 1));
-	EXPECT_EQ(ASHMEM_NOT_PURGED, pin_pages(self->fd, 0, 1));
+	EXPECT_EQ(ASHMEM_NOT_PURGED, pin_pages(self->fd, ASHMEM_PIN, 0, 1));
 	/* One purged page in a range of pinned ones. */
-	EXPECT_EQ(ASHMEM_WAS_PURGED, pin_pages(self->fd, 0, 2));
-	EXPECT_EQ(ASHMEM_WAS_PURGED, pin_pages(self->fd, 0, 0));
-	EXPECT_EQ(ASHMEM_NOT_PURGED, pin_pages(self->fd, 0, 0));
+	EXPECT_EQ(ASHMEM_WAS_PURGED, pin_pages(self->fd, ASHMEM_PIN, 0, 2));
+	EXPECT_EQ(ASHMEM_WAS_PURGED, pin_pages(self->fd, ASHMEM_PIN, 0, 0));
+	EXPECT_EQ(ASHMEM_NOT_PURGED, pin_pages(self->fd, ASHMEM_PIN, 0, 0));
 	EXPECT_PAGE_COUNTS(self->fd, 8, 0, 0);
 }
 
@@ -1437,7 +1302,7 @@ TEST_F(ashmem, fdinfo_page_counts_follow_pin_state)
 	EXPECT_PAGE_COUNTS(self->fd, 5, 3, 0);
 	ASSERT_LE(0, ioctl(self->fd, ASHMEM_PURGE_ALL_CACHES));
 	EXPECT_PAGE_COUNTS(self->fd, 5, 0, 3);
-	ASSERT_EQ(ASHMEM_WAS_PURGED, pin_pages(self->fd, 2, 1));
+	ASSERT_EQ(ASHMEM_WAS_PURGED, pin_pages(self->fd, ASHMEM_PIN, 2, 1));
 	EXPECT_PAGE_COUNTS(self->fd, 6, 0, 2);
 	ASSERT_EQ(0, unpin_pages(self->fd, 6, 2));
 	EXPECT_PAGE_COUNTS(self->fd, 4, 2, 2);

@@ -84,11 +84,26 @@ void fill_pages(char *p, size_t n)
 		memset(p + pages(i), page_byte(i), pages(1));
 }
 
-long long fdinfo_num(int fd, const char *key)
+int set_prot_mask(int fd, unsigned long mask)
+{
+	return ioctl(fd, ASHMEM_SET_PROT_MASK, mask);
+}
+
+void *unmapped_addr(void)
+{
+	void *p = mmap(NULL, pages(1), PROT_NONE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p != MAP_FAILED)
+		munmap(p, pages(1));
+	return p;
+}
+
+int fdinfo_get(int fd, const char *key, char *val, size_t len)
 {
 	size_t klen = strlen(key);
 	char path[64], line[512];
-	long long ret = -1;
+	int ret = -1;
 	FILE *f;
 
 	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
@@ -96,13 +111,59 @@ long long fdinfo_num(int fd, const char *key)
 	if (!f)
 		return -1;
 	while (fgets(line, sizeof(line), f)) {
-		if (!strncmp(line, key, klen) && line[klen] == ':') {
-			ret = strtoll(line + klen + 1, NULL, 10);
-			break;
-		}
+		if (strncmp(line, key, klen) || strncmp(line + klen, ":\t", 2))
+			continue;
+		line[strcspn(line, "\n")] = '\0';
+		snprintf(val, len, "%s", line + klen + 2);
+		ret = 0;
+		break;
 	}
 	fclose(f);
 	return ret;
+}
+
+long long fdinfo_num(int fd, const char *key)
+{
+	char val[64];
+
+	if (fdinfo_get(fd, key, val, sizeof(val)))
+		return -1;
+	return strtoll(val, NULL, 10);
+}
+
+int maps_find(const void *addr, struct maps_entry *e)
+{
+	char line[1024];
+	int ret = -1, n;
+	FILE *f;
+
+	f = fopen("/proc/self/maps", "re");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%lx-%lx %7s %*x %*x:%*x %llu %n",
+			   &e->start, &e->end, e->perms, &e->inode, &n) < 4)
+			continue;
+		if ((uintptr_t)addr < e->start || (uintptr_t)addr >= e->end)
+			continue;
+		line[strcspn(line, "\n")] = '\0';
+		snprintf(e->path, sizeof(e->path), "%s", line + n);
+		ret = 0;
+		break;
+	}
+	fclose(f);
+	return ret;
+}
+
+int wait_child(pid_t pid)
+{
+	int status;
+
+	if (waitpid(pid, &status, 0) != pid)
+		return -1;
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	return 128 + WTERMSIG(status);
 }
 
 long meminfo_kb(const char *key)
