@@ -214,13 +214,8 @@ int write_str(const char *path, const char *val)
 
 void write_file(const char *path, const char *val)
 {
-	int fd = open(path, O_WRONLY | O_CLOEXEC);
-
-	if (fd >= 0) {
-		if (write(fd, val, strlen(val)) < 0)
-			fprintf(stderr, "# writing %s failed\n", path);
-		close(fd);
-	}
+	if (write_str(path, val))
+		fprintf(stderr, "# writing %s failed\n", path);
 }
 
 /*

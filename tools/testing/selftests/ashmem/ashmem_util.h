@@ -52,6 +52,7 @@ long meminfo_kb(const char *key);
 /* A small file read whole and NUL-terminated, or written in one write(). */
 int read_small(const char *path, char *buf, size_t len);
 int write_str(const char *path, const char *val);
+/* write_str() for best-effort writes: a failure is only logged. */
 void write_file(const char *path, const char *val);
 
 pid_t start_memory_hog(void);
