@@ -4,8 +4,6 @@
  * unpin so that they are purged under memory pressure.
  */
 
-#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
-
 #include <linux/capability.h>
 #include <linux/cleanup.h>
 #include <linux/compat.h>
@@ -19,7 +17,10 @@
 #include <linux/mman.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
+#include <linux/oom.h>
 #include <linux/overflow.h>
+#include <linux/pagemap.h>
+#include <linux/pagevec.h>
 #include <linux/personality.h>
 #include <linux/rbtree.h>
 #include <linux/rcupdate.h>
@@ -27,10 +28,12 @@
 #include <linux/seq_file.h>
 #include <linux/shmem_fs.h>
 #include <linux/shrinker.h>
+#include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/swap.h>
 #include <linux/uaccess.h>
+#include <linux/wait_bit.h>
 #include <uapi/linux/ashmem.h>
 
 #define CREATE_TRACE_POINTS
@@ -56,6 +59,8 @@
  *	with @file (see ashmem_memcg())
  * @listed: a range of the area has been on the LRU, so reclaim may have
  *	reached the area through it
+ * @allocator: the task allocating with @lock held, if any; reclaim that
+ *	task enters must not wait for the area
  * @name: "dev/ashmem/" followed by the name userspace gave
  * @rcu: reclaim may still be inside mutex_unlock(@lock) when a @listed
  *	area is released, so such an area is freed after a grace period
@@ -71,6 +76,7 @@ struct ashmem_area {
 	struct ashmem_range *spare;
 	struct mem_cgroup *memcg;
 	bool listed;
+	struct task_struct *allocator;
 	char name[ASHMEM_FULL_NAME_LEN];
 	struct rcu_head rcu;
 };
@@ -82,6 +88,7 @@ struct ashmem_area {
  * @asma: the area, which outlives the range
  * @first: first page; @asma->lock
  * @last: last page, inclusive; @asma->lock
+ * @nid: the node whose list @lru is on; @asma->lock
  * @purged: the pages were purged since they were unpinned; @asma->lock
  */
 struct ashmem_range {
@@ -90,6 +97,7 @@ struct ashmem_range {
 	struct ashmem_area *asma;
 	pgoff_t first;
 	pgoff_t last;
+	int nid;
 	bool purged;
 };
 
@@ -98,21 +106,58 @@ struct ashmem_range {
  *
  * Lock order: mmap_lock -> ashmem_area.lock -> i_rwsem of the backing file
  * -> the list_lru lock.  There is no global mutex: ioctls, mmap and read on
- * different areas never contend.  The global state is ashmem_lru, the
- * resident unpinned ranges from least to most recently unpinned, one list
- * per memory cgroup.
+ * different areas never contend.  An area's lock is never held while
+ * touching user memory, since a fault takes mmap_lock and ->mmap runs
+ * under mmap_lock.
  *
- * An area's lock is never held while touching user memory, since a fault
- * takes mmap_lock and ->mmap runs under mmap_lock.
+ * Reclaim
  *
- * Reclaim: ioctls allocate with an area's lock held, so the shrinker only
- * ever trylocks an area and moves on when it is busy.  It purges a range
- * with the area's lock held, so a PIN of that range waits for the hole to be
- * punched and can never pin pages that are still about to be zeroed.
+ * The resident unpinned ranges sit on ashmem_lru, least recently unpinned
+ * first, one list per memory cgroup and node.  A range is listed on the
+ * node of its first resident page, which is where list_lru tells a cgroup's
+ * reclaim on that node to call the shrinker; the shrinker then counts and
+ * purges the cgroup's ranges of every node, its own node's first.
+ *
+ * ioctls allocate with an area's lock held, so reclaim only ever trylocks
+ * an area.  It purges at most ASHMEM_PURGE_BATCH pages, from the front of
+ * a range, before it drops the lock again, and it punches them with the
+ * lock held, so that a PIN waits for the hole and never pins pages about
+ * to be zeroed.  The range stays on its list while its pages are punched,
+ * and what is left of it keeps its place there: a concurrent count sees
+ * the pages being purged, and the next batch is the oldest again.  A
+ * reclaimer that finds an area locked leaves the range where it is and,
+ * once the walk is over, waits for a batch to be purged (the lock holder
+ * is a purge, or an ioctl that holds it for a short while) before it tries
+ * again; if it can still purge nothing it returns SHRINK_STOP, so that the
+ * work is deferred rather than dropped.
+ *
+ * What a purge frees counts as progress of the reclaim it runs in: the
+ * pages on the node being reclaimed and, when a memory cgroup is being
+ * reclaimed, only those charged to it.
+ *
+ * Reclaim may still fail an allocation while unpinned pages are resident:
+ * without swap or page cache nothing else counts as reclaimable, and when
+ * other tasks take the pages a purge freed before the allocating task gets
+ * to them, the page allocator calls the OOM killer.  So ashmem is also an
+ * OOM notifier: before the OOM killer picks a victim for the whole
+ * machine, it purges the oldest unpinned pages, and the kill is called off
+ * if that freed any.
  */
 static struct list_lru ashmem_lru;
 static struct shrinker *ashmem_shrinker;
 static struct kmem_cache *ashmem_range_cache __ro_after_init;
+
+/* Batches purged so far: what a reclaimer waiting for a busy area waits on. */
+static atomic_t ashmem_purge_seq = ATOMIC_INIT(0);
+
+/* Resident pages purged so far, by anyone. */
+static atomic_long_t ashmem_freed_pages = ATOMIC_LONG_INIT(0);
+
+/* Pages purged under one hold of an area's lock. */
+#define ASHMEM_PURGE_BATCH	(SZ_512K / PAGE_SIZE)
+
+/* Walks a reclaimer makes when areas are busy. */
+#define ASHMEM_PURGE_TRIES	8
 
 /* shmem's file_operations, which the backing files were created with. */
 static const struct file_operations *ashmem_shmem_fops __ro_after_init;
@@ -140,8 +185,8 @@ static pgoff_t ashmem_area_pages(struct ashmem_area *asma)
 	return PAGE_ALIGN(asma->size) >> PAGE_SHIFT;
 }
 
-/* Add @pages (may be negative) to the counters the range belongs to. */
-static void ashmem_range_count(struct ashmem_range *range, long pages)
+/* Add @pages (may be negative) to the area's count of the range's kind. */
+static void ashmem_range_account(struct ashmem_range *range, long pages)
 {
 	struct ashmem_area *asma = range->asma;
 
@@ -163,6 +208,30 @@ static struct mem_cgroup *ashmem_memcg(struct ashmem_area *asma)
 	while (memcg && !mem_cgroup_online(memcg))
 		memcg = parent_mem_cgroup(memcg);
 	return memcg;
+}
+
+/*
+ * The node of the first resident page of [@first, @last], or this CPU's if
+ * none is.  Only a placement hint: the page may be on its way out.
+ */
+static int ashmem_range_nid(struct ashmem_area *asma, pgoff_t first,
+			    pgoff_t last)
+{
+	XA_STATE(xas, &asma->file->f_mapping->i_pages, first);
+	int nid = numa_mem_id();
+	struct folio *folio;
+
+	if (nr_node_ids == 1)
+		return nid;
+	rcu_read_lock();
+	xas_for_each(&xas, folio, last) {
+		if (xas_retry(&xas, folio) || xa_is_value(folio))
+			continue;
+		nid = folio_nid(folio);
+		break;
+	}
+	rcu_read_unlock();
+	return nid;
 }
 
 static bool ashmem_range_less(struct rb_node *a, const struct rb_node *b)
@@ -195,7 +264,16 @@ static struct ashmem_range *ashmem_range_next(struct ashmem_range *range)
 	return node ? rb_entry(node, struct ashmem_range, node) : NULL;
 }
 
-static struct ashmem_range *ashmem_range_alloc(struct ashmem_area *asma)
+static struct ashmem_range *ashmem_range_prev(struct ashmem_range *range)
+{
+	struct rb_node *node = rb_prev(&range->node);
+
+	return node ? rb_entry(node, struct ashmem_range, node) : NULL;
+}
+
+/* The area's spare range, or a new one. */
+static struct ashmem_range *ashmem_range_alloc(struct ashmem_area *asma,
+					       gfp_t gfp)
 {
 	struct ashmem_range *range = asma->spare;
 
@@ -205,7 +283,10 @@ static struct ashmem_range *ashmem_range_alloc(struct ashmem_area *asma)
 		return range;
 	}
 
-	range = kmem_cache_zalloc(ashmem_range_cache, GFP_KERNEL_ACCOUNT);
+	if (gfpflags_allow_blocking(gfp))
+		WRITE_ONCE(asma->allocator, current);
+	range = kmem_cache_zalloc(ashmem_range_cache, gfp);
+	WRITE_ONCE(asma->allocator, NULL);
 	if (range) {
 		INIT_LIST_HEAD(&range->lru);
 		range->asma = asma;
@@ -237,37 +318,45 @@ static void ashmem_range_insert(struct ashmem_range *range, pgoff_t first,
 	range->last = last;
 	range->purged = purged;
 	rb_add(&range->node, &asma->ranges, ashmem_range_less);
-	ashmem_range_count(range, ashmem_range_pages(range));
+	ashmem_range_account(range, ashmem_range_pages(range));
 	if (!purged) {
-		list_lru_add(&ashmem_lru, &range->lru, 0, ashmem_memcg(asma));
+		range->nid = ashmem_range_nid(asma, first, last);
+		list_lru_add(&ashmem_lru, &range->lru, range->nid,
+			     ashmem_memcg(asma));
 		asma->listed = true;
 	}
+}
+
+static void ashmem_range_unlist(struct ashmem_range *range)
+{
+	list_lru_del(&ashmem_lru, &range->lru, range->nid,
+		     ashmem_memcg(range->asma));
 }
 
 static void ashmem_range_delete(struct ashmem_range *range)
 {
 	lockdep_assert_held(&range->asma->lock);
 	if (!range->purged)
-		list_lru_del(&ashmem_lru, &range->lru, 0,
-			     ashmem_memcg(range->asma));
-	ashmem_range_count(range, -(long)ashmem_range_pages(range));
+		ashmem_range_unlist(range);
+	ashmem_range_account(range, -(long)ashmem_range_pages(range));
 	rb_erase(&range->node, &range->asma->ranges);
 	ashmem_range_free(range);
 }
 
-/* Shrink @range to [@first, @last]; its place in the tree stays valid. */
-static void ashmem_range_trim(struct ashmem_range *range, pgoff_t first,
-			      pgoff_t last)
+/* Make @range [@first, @last]; its place in the tree stays valid. */
+static void ashmem_range_resize(struct ashmem_range *range, pgoff_t first,
+				pgoff_t last)
 {
 	lockdep_assert_held(&range->asma->lock);
-	ashmem_range_count(range, -(long)ashmem_range_pages(range));
+	ashmem_range_account(range, -(long)ashmem_range_pages(range));
 	range->first = first;
 	range->last = last;
-	ashmem_range_count(range, ashmem_range_pages(range));
+	ashmem_range_account(range, ashmem_range_pages(range));
 }
 
 /* Pin [@first, @last]; returns whether any of it was purged, or -ENOMEM. */
-static int ashmem_pin(struct ashmem_area *asma, pgoff_t first, pgoff_t last)
+static int ashmem_pin_locked(struct ashmem_area *asma, pgoff_t first,
+			     pgoff_t last)
 {
 	struct ashmem_range *range, *next, *tail;
 	int ret = ASHMEM_NOT_PURGED;
@@ -282,16 +371,16 @@ static int ashmem_pin(struct ashmem_area *asma, pgoff_t first, pgoff_t last)
 
 		if (range->first < first && range->last > last) {
 			/* A hole in the middle: this is the only range. */
-			tail = ashmem_range_alloc(asma);
+			tail = ashmem_range_alloc(asma, GFP_KERNEL_ACCOUNT);
 			if (!tail)
 				return -ENOMEM;
 			ashmem_range_insert(tail, last + 1, range->last,
 					    range->purged);
-			ashmem_range_trim(range, range->first, first - 1);
+			ashmem_range_resize(range, range->first, first - 1);
 		} else if (range->first < first) {
-			ashmem_range_trim(range, range->first, first - 1);
+			ashmem_range_resize(range, range->first, first - 1);
 		} else if (range->last > last) {
-			ashmem_range_trim(range, last + 1, range->last);
+			ashmem_range_resize(range, last + 1, range->last);
 		} else {
 			ashmem_range_delete(range);
 		}
@@ -316,7 +405,8 @@ static void ashmem_unpin_piece(struct list_head *pieces, pgoff_t first,
  * ranges it overlaps or touches merge into those pieces.  Everything that
  * can fail is allocated first, so an error leaves the area as it was.
  */
-static int ashmem_unpin(struct ashmem_area *asma, pgoff_t first, pgoff_t last)
+static int ashmem_unpin_locked(struct ashmem_area *asma, pgoff_t first,
+			       pgoff_t last)
 {
 	struct ashmem_range *start, *range, *next;
 	unsigned int needed = 0;
@@ -326,8 +416,12 @@ static int ashmem_unpin(struct ashmem_area *asma, pgoff_t first, pgoff_t last)
 	lockdep_assert_held(&asma->lock);
 	start = ashmem_range_find(asma, first ? first - 1 : 0);
 	if (!start || start->first > last + 1) {
-		/* Nothing to merge with, nothing purged inside: one range. */
-		range = ashmem_range_alloc(asma);
+		/*
+		 * Nothing to merge with, nothing purged inside: one range.
+		 * The general case below handles this too; this path is the
+		 * common one and saves it a tenth of an UNPIN's instructions.
+		 */
+		range = ashmem_range_alloc(asma, GFP_KERNEL_ACCOUNT);
 		if (!range)
 			return -ENOMEM;
 		ashmem_range_insert(range, first, last, false);
@@ -352,7 +446,7 @@ static int ashmem_unpin(struct ashmem_area *asma, pgoff_t first, pgoff_t last)
 		needed++;
 
 	while (needed--) {
-		range = ashmem_range_alloc(asma);
+		range = ashmem_range_alloc(asma, GFP_KERNEL_ACCOUNT);
 		if (!range)
 			goto err_free_pieces;
 		list_add(&range->lru, &pieces);
@@ -379,8 +473,8 @@ err_free_pieces:
 	return -ENOMEM;
 }
 
-static int ashmem_get_pin_status(struct ashmem_area *asma, pgoff_t first,
-				 pgoff_t last)
+static int ashmem_get_pin_status_locked(struct ashmem_area *asma,
+					pgoff_t first, pgoff_t last)
 {
 	struct ashmem_range *range = ashmem_range_find(asma, first);
 
@@ -390,46 +484,184 @@ static int ashmem_get_pin_status(struct ashmem_area *asma, pgoff_t first,
 	return ASHMEM_IS_PINNED;
 }
 
-/*
- * Punch out the pages of a range that has just been marked purged, and
- * count what that freed as progress of the reclaim we may be running in.
- */
-static unsigned long ashmem_range_punch(struct ashmem_range *range)
-{
-	struct file *backing = range->asma->file;
-	unsigned long resident = backing->f_mapping->nrpages;
-	unsigned int nofs;
-
-	lockdep_assert_held(&range->asma->lock);
-	/* No fs reclaim under the backing inode's lock: see its lock class. */
-	nofs = memalloc_nofs_save();
-	ashmem_shmem_fops->fallocate(backing,
-				     FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
-				     (loff_t)range->first << PAGE_SHIFT,
-				     (loff_t)ashmem_range_pages(range) << PAGE_SHIFT);
-	memalloc_nofs_restore(nofs);
-
-	resident -= min(resident, backing->f_mapping->nrpages);
-	mm_account_reclaimed_pages(resident);
-	return resident;
-}
-
 /**
- * struct ashmem_purge - what a walk of ashmem_lru is to do, and did
+ * struct ashmem_purge - a walk of ashmem_lru: what it is to do, and did
  * @target: stop once this many pages are purged
- * @freed: pages purged
+ * @nid: the node being reclaimed, or NUMA_NO_NODE outside reclaim
+ * @memcg: the memory cgroup being reclaimed, NULL if none
+ * @purged: pages purged, resident or not
+ * @freed: resident pages freed
  * @busy: ranges skipped because their area's lock was taken
  */
 struct ashmem_purge {
 	unsigned long target;
+	int nid;
+	struct mem_cgroup *memcg;
+	unsigned long purged;
 	unsigned long freed;
 	unsigned long busy;
 };
 
+static bool ashmem_folio_charged_to(struct folio *folio,
+				    struct mem_cgroup *memcg)
+{
+#ifdef CONFIG_MEMCG
+	struct mem_cgroup *owner;
+	bool ret;
+
+	if (!memcg || mem_cgroup_is_root(memcg))
+		return true;
+	rcu_read_lock();
+	owner = folio_memcg(folio);
+	ret = owner && mem_cgroup_is_descendant(owner, memcg);
+	rcu_read_unlock();
+	return ret;
+#else
+	return true;
+#endif
+}
+
+/*
+ * The resident pages of [@first, @last] that a purge would free for the
+ * reclaim @purge runs in: in @local those on its node, in @charged those
+ * of them also charged to the cgroup it reclaims.
+ */
+static void ashmem_count_progress(struct address_space *mapping,
+				  pgoff_t first, pgoff_t last,
+				  const struct ashmem_purge *purge,
+				  unsigned long *local, unsigned long *charged)
+{
+	struct folio_batch fbatch;
+	pgoff_t index = first;
+	unsigned int i;
+
+	folio_batch_init(&fbatch);
+	while (filemap_get_folios(mapping, &index, last, &fbatch)) {
+		for (i = 0; i < folio_batch_count(&fbatch); i++) {
+			struct folio *folio = fbatch.folios[i];
+			pgoff_t end = min(folio_next_index(folio) - 1, last);
+			unsigned long nr = end - max(folio->index, first) + 1;
+
+			if (purge->nid != NUMA_NO_NODE &&
+			    folio_nid(folio) != purge->nid)
+				continue;
+			*local += nr;
+			if (ashmem_folio_charged_to(folio, purge->memcg))
+				*charged += nr;
+		}
+		folio_batch_release(&fbatch);
+	}
+}
+
+/*
+ * Punch out [@first, @last] of the area's backing file; returns the
+ * resident pages that freed, and credits them to the reclaim that runs.
+ */
+static unsigned long ashmem_punch(struct ashmem_area *asma, pgoff_t first,
+				  pgoff_t last, const struct ashmem_purge *purge)
+{
+	struct address_space *mapping = asma->file->f_mapping;
+	unsigned long resident = mapping->nrpages, local = 0, charged = 0;
+	unsigned int nofs;
+
+	lockdep_assert_held(&asma->lock);
+	if (current->reclaim_state)
+		ashmem_count_progress(mapping, first, last, purge, &local,
+				      &charged);
+
+	/* No fs reclaim under the backing inode's lock: see its lock class. */
+	nofs = memalloc_nofs_save();
+	ashmem_shmem_fops->fallocate(asma->file,
+				     FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+				     (loff_t)first << PAGE_SHIFT,
+				     (loff_t)(last - first + 1) << PAGE_SHIFT);
+	memalloc_nofs_restore(nofs);
+
+	resident -= min(resident, mapping->nrpages);
+	atomic_long_add(resident, &ashmem_freed_pages);
+	local = min(local, resident);
+	charged = min(charged, local);
+	mm_account_reclaimed_memcg_pages(charged);
+	mm_account_reclaimed_pages(local - charged);
+	return resident;
+}
+
+/*
+ * @range has just been purged whole: merge it with the purged ranges it
+ * touches, so that pages purged one after the other stay one range.
+ */
+static void ashmem_range_merge_purged(struct ashmem_range *range)
+{
+	struct ashmem_range *prev = ashmem_range_prev(range);
+	struct ashmem_range *next = ashmem_range_next(range);
+	pgoff_t last;
+
+	if (next && next->purged && next->first == range->last + 1) {
+		last = next->last;
+		ashmem_range_delete(next);
+		ashmem_range_resize(range, range->first, last);
+	}
+	if (prev && prev->purged && prev->last + 1 == range->first) {
+		last = range->last;
+		ashmem_range_delete(range);
+		ashmem_range_resize(prev, prev->first, last);
+	}
+}
+
+/*
+ * Purge the first pages of @range, a resident range, as many as @purge
+ * still wants and at most ASHMEM_PURGE_BATCH.  They leave @range for the
+ * purged range in front of it, or a new one; the rest of @range keeps its
+ * place on the LRU.  Returns the pages purged.
+ *
+ * Context: list_lru walk with the lru lock dropped, @range's area locked.
+ */
+static unsigned long ashmem_purge_batch(struct ashmem_range *range,
+					struct ashmem_purge *purge)
+{
+	struct ashmem_area *asma = range->asma;
+	struct ashmem_range *prev = ashmem_range_prev(range), *head = NULL;
+	unsigned long want = clamp_t(unsigned long,
+				     purge->target - purge->purged, 1,
+				     ASHMEM_PURGE_BATCH);
+	pgoff_t first = range->first, last = range->last;
+	unsigned long freed;
+
+	lockdep_assert_held(&asma->lock);
+	if (want < ashmem_range_pages(range)) {
+		last = first + want - 1;
+		if (!prev || !prev->purged || prev->last + 1 != first) {
+			/* In reclaim: no waiting, no charge, reserves allowed. */
+			head = ashmem_range_alloc(asma, GFP_NOWAIT | __GFP_NOWARN);
+			if (!head)
+				last = range->last;
+		}
+	}
+
+	freed = ashmem_punch(asma, first, last, purge);
+	purge->freed += freed;
+
+	if (last == range->last) {
+		ashmem_range_account(range, -(long)ashmem_range_pages(range));
+		range->purged = true;
+		ashmem_range_account(range, ashmem_range_pages(range));
+		ashmem_range_unlist(range);
+		ashmem_range_merge_purged(range);
+	} else {
+		ashmem_range_resize(range, last + 1, range->last);
+		if (head)
+			ashmem_range_insert(head, first, last, true);
+		else
+			ashmem_range_resize(prev, prev->first, last);
+	}
+	trace_ashmem_purge(file_inode(asma->file)->i_ino, first, last, freed);
+	return last - first + 1;
+}
+
 /*
  * Context: list_lru walk, from the shrinker or PURGE_ALL_CACHES; must not
- * sleep on locks that allocation may hold.  Unlinks the range with the lru
- * lock held; punches its hole with only the area's lock held.
+ * sleep on locks that allocation may hold.  Drops the lru lock to purge a
+ * batch with only the area's lock held, then has the walk start over.
  */
 static enum lru_status ashmem_purge_isolate(struct list_head *item,
 					    struct list_lru_one *lru,
@@ -440,50 +672,126 @@ static enum lru_status ashmem_purge_isolate(struct list_head *item,
 						  lru);
 	struct ashmem_area *asma = range->asma;
 	struct ashmem_purge *purge = arg;
-	unsigned long resident;
 
-	if (purge->freed >= purge->target)
+	if (purge->purged >= purge->target)
 		return LRU_STOP;
 	if (!mutex_trylock(&asma->lock)) {
-		purge->busy++;
-		return LRU_ROTATE;
+		/* Waiting would not help a task that holds the lock itself. */
+		if (READ_ONCE(asma->allocator) != current)
+			purge->busy++;
+		return LRU_SKIP;
 	}
-
-	list_lru_isolate(lru, item);
 	spin_unlock(lru_lock);
 
-	ashmem_range_count(range, -(long)ashmem_range_pages(range));
-	range->purged = true;
-	ashmem_range_count(range, ashmem_range_pages(range));
-	purge->freed += ashmem_range_pages(range);
-	resident = ashmem_range_punch(range);
-	trace_ashmem_purge(file_inode(asma->file)->i_ino, range->first,
-			   range->last, resident);
+	purge->purged += ashmem_purge_batch(range, purge);
 
 	/* Once unlocked, the area may be released: see ashmem_area.rcu. */
 	rcu_read_lock();
 	mutex_unlock(&asma->lock);
 	rcu_read_unlock();
+	atomic_inc(&ashmem_purge_seq);
+	/* Orders the count before wake_up_var()'s check for waiters. */
+	smp_mb__after_atomic();
+	wake_up_var(&ashmem_purge_seq);
 
 	spin_lock(lru_lock);
-	return LRU_REMOVED_RETRY;
+	return LRU_RETRY;
 }
 
-/* Purge every list: all cgroups' ranges. */
-static unsigned long ashmem_purge(struct ashmem_purge *purge)
+/* One walk of the lists of a reclaim's cgroup, its node's list first. */
+static void ashmem_purge_walk_reclaim(struct ashmem_purge *purge)
 {
-	list_lru_walk(&ashmem_lru, ashmem_purge_isolate, purge,
-		      list_lru_count(&ashmem_lru));
-	return purge->freed;
+	unsigned long walk = ULONG_MAX;
+	int nid;
+
+	list_lru_walk_one(&ashmem_lru, purge->nid, purge->memcg,
+			  ashmem_purge_isolate, purge, &walk);
+	for_each_node(nid) {
+		if (nid == purge->nid || purge->purged >= purge->target)
+			continue;
+		walk = ULONG_MAX;
+		list_lru_walk_one(&ashmem_lru, nid, purge->memcg,
+				  ashmem_purge_isolate, purge, &walk);
+	}
 }
 
-static enum lru_status ashmem_count_isolate(struct list_head *item,
-					    struct list_lru_one *lru,
-					    spinlock_t *lru_lock, void *arg)
+/* One walk of every list: all nodes, all cgroups. */
+static void ashmem_purge_walk_all(struct ashmem_purge *purge)
+{
+	unsigned long walk = ULONG_MAX;
+	int nid;
+
+	for_each_node(nid)
+		list_lru_walk_node(&ashmem_lru, nid, ashmem_purge_isolate,
+				   purge, &walk);
+}
+
+/*
+ * Walk until @purge has purged its target or found no busy area, waiting
+ * for a batch to be purged between walks, at most @tries walks.
+ */
+static void ashmem_purge(struct ashmem_purge *purge,
+			 void (*walk)(struct ashmem_purge *purge), int tries)
+{
+	int seq;
+
+	for (;;) {
+		seq = atomic_read(&ashmem_purge_seq);
+		purge->busy = 0;
+		walk(purge);
+		if (purge->purged >= purge->target || !purge->busy ||
+		    !--tries || fatal_signal_pending(current))
+			return;
+		wait_var_event_timeout(&ashmem_purge_seq,
+				       atomic_read(&ashmem_purge_seq) != seq, 1);
+	}
+}
+
+/* Pages the OOM notifier purges per call: a few high watermarks' worth. */
+static unsigned long ashmem_oom_target(void)
+{
+	return max(SZ_4M / PAGE_SIZE, totalram_pages() / 256);
+}
+
+/*
+ * Context: out_of_memory(), oom_lock held, in the task whose allocation
+ * failed; whatever locks it holds, it must not be waited for.  A task in a
+ * purge holds a backing inode's lock and allocates with PF_MEMALLOC_NOFS:
+ * it is left alone.  Allocations made while purging use the reserves, so
+ * they do not come back here.  What reclaimers purged while this one
+ * waited for their areas counts too: that memory came back just now.
+ */
+static int ashmem_oom_notify(struct notifier_block *nb, unsigned long unused,
+			     void *parm)
+{
+	struct ashmem_purge purge = {
+		.target = ashmem_oom_target(),
+		.nid = NUMA_NO_NODE,
+	};
+	long before = atomic_long_read(&ashmem_freed_pages);
+	unsigned long *freed = parm;
+	unsigned int noreclaim;
+
+	if (current->flags & PF_MEMALLOC_NOFS)
+		return NOTIFY_DONE;
+	noreclaim = memalloc_noreclaim_save();
+	ashmem_purge(&purge, ashmem_purge_walk_all, ASHMEM_PURGE_TRIES);
+	memalloc_noreclaim_restore(noreclaim);
+	*freed += max(atomic_long_read(&ashmem_freed_pages) - before, 0L);
+	return NOTIFY_OK;
+}
+
+static struct notifier_block ashmem_oom_nb = {
+	.notifier_call = ashmem_oom_notify,
+};
+
+static enum lru_status ashmem_sum_range_pages(struct list_head *item,
+					      struct list_lru_one *lru,
+					      spinlock_t *lru_lock, void *arg)
 {
 	struct ashmem_range *range = container_of(item, struct ashmem_range,
 						  lru);
-	/* Without the area's lock: a range being trimmed may read torn. */
+	/* Without the area's lock: a range being resized may read torn. */
 	pgoff_t first = data_race(range->first), last = data_race(range->last);
 	unsigned long *pages = arg;
 
@@ -502,52 +810,62 @@ static unsigned long ashmem_memcg_ino(struct mem_cgroup *memcg)
 	return 0;
 }
 
-/* Ranges summed by a count; beyond them, the pages are extrapolated. */
+/* Ranges summed by a count, per list; beyond them, pages are extrapolated. */
 #define ASHMEM_COUNT_RANGES	1024
 
 /*
- * The pages on the list of sc->memcg.  list_lru counts ranges, which vary in
- * size, so the count sums them; on a very long list it sums the oldest
- * ASHMEM_COUNT_RANGES and extrapolates.
+ * The pages on the lists of sc->memcg, all nodes.  list_lru counts ranges,
+ * which vary in size, so the count sums them; on a very long list it sums
+ * the oldest ASHMEM_COUNT_RANGES and extrapolates.  A range being purged is
+ * still on its list, so its pages still count.
  */
 static unsigned long ashmem_shrink_count(struct shrinker *shrinker,
 					 struct shrink_control *sc)
 {
-	unsigned long ranges = list_lru_shrink_count(&ashmem_lru, sc);
-	unsigned long walk = min(ranges, ASHMEM_COUNT_RANGES);
-	unsigned long summed, pages = 0;
+	unsigned long ranges, walk, pages, total = 0;
+	int nid;
 
-	if (!ranges)
-		return SHRINK_EMPTY;
-	list_lru_walk_one(&ashmem_lru, sc->nid, sc->memcg, ashmem_count_isolate,
-			  &pages, &walk);
-	summed = min(ranges, ASHMEM_COUNT_RANGES) - walk;
-	if (summed < ranges && summed)
-		pages = mult_frac(pages, ranges, summed);
-	return pages ?: SHRINK_EMPTY;
+	for_each_node(nid) {
+		ranges = list_lru_count_one(&ashmem_lru, nid, sc->memcg);
+		if (!ranges)
+			continue;
+		walk = min(ranges, ASHMEM_COUNT_RANGES);
+		pages = 0;
+		list_lru_walk_one(&ashmem_lru, nid, sc->memcg,
+				  ashmem_sum_range_pages, &pages, &walk);
+		walk = min(ranges, ASHMEM_COUNT_RANGES) - walk;
+		if (walk && walk < ranges)
+			pages = mult_frac(pages, ranges, walk);
+		total += pages;
+	}
+	return total ?: SHRINK_EMPTY;
 }
 
 /*
  * Context: shrinker; must not sleep on locks that allocation may hold.
- * Purges whole ranges of sc->memcg, least recently unpinned first, until
+ * Purges ranges of sc->memcg, least recently unpinned first, until
  * sc->nr_to_scan pages are gone.
  */
 static unsigned long ashmem_shrink_scan(struct shrinker *shrinker,
 					struct shrink_control *sc)
 {
-	struct ashmem_purge purge = { .target = sc->nr_to_scan };
-	unsigned long walk = list_lru_shrink_count(&ashmem_lru, sc);
+	struct ashmem_purge purge = {
+		.target = sc->nr_to_scan,
+		.nid = sc->nid,
+		.memcg = sc->memcg,
+	};
 
 	/* Punching a hole takes filesystem locks. */
 	if (!(sc->gfp_mask & __GFP_FS))
 		return SHRINK_STOP;
 
-	list_lru_walk_one(&ashmem_lru, sc->nid, sc->memcg, ashmem_purge_isolate,
-			  &purge, &walk);
-	sc->nr_scanned = max(sc->nr_scanned, purge.freed);
+	ashmem_purge(&purge, ashmem_purge_walk_reclaim, ASHMEM_PURGE_TRIES);
 	trace_ashmem_shrink(ashmem_memcg_ino(sc->memcg), sc->nr_to_scan,
-			    purge.freed);
-	return purge.freed;
+			    purge.purged);
+	if (!purge.purged)
+		return purge.busy ? SHRINK_STOP : 0;
+	sc->nr_scanned = purge.purged;
+	return purge.purged;
 }
 
 static struct ashmem_area *ashmem_area_create(void)
@@ -572,9 +890,8 @@ static void ashmem_area_destroy(struct ashmem_area *asma)
 	mutex_lock(&asma->lock);
 	rbtree_postorder_for_each_entry_safe(range, next, &asma->ranges, node) {
 		if (!range->purged)
-			list_lru_del(&ashmem_lru, &range->lru, 0,
-				     ashmem_memcg(asma));
-		ashmem_range_count(range, -(long)ashmem_range_pages(range));
+			ashmem_range_unlist(range);
+		ashmem_range_account(range, -(long)ashmem_range_pages(range));
 		kmem_cache_free(ashmem_range_cache, range);
 	}
 	asma->ranges = RB_ROOT;
@@ -585,7 +902,10 @@ static void ashmem_area_destroy(struct ashmem_area *asma)
 	if (asma->file)
 		fput(asma->file);
 	mem_cgroup_put(asma->memcg);
-	/* Most areas are never unpinned: reclaim never saw them. */
+	/*
+	 * Most areas are never unpinned and reclaim never saw them: they need
+	 * no grace period, which makes an area's lifecycle cheaper.
+	 */
 	if (asma->listed)
 		kfree_rcu(asma, rcu);
 	else
@@ -732,27 +1052,25 @@ static int ashmem_mmap(struct file *file, struct vm_area_struct *vma)
 	struct ashmem_area *asma = file->private_data;
 	unsigned long denied;
 	pgoff_t pages;
-	int ret = 0;
+	int ret;
 
-	mutex_lock(&asma->lock);
+	guard(mutex)(&asma->lock);
 	pages = ashmem_area_pages(asma);
 	if (!pages || vma_pages(vma) > pages ||
-	    vma->vm_pgoff > pages - vma_pages(vma)) {
-		ret = -EINVAL;
-		goto out_unlock;
-	}
+	    vma->vm_pgoff > pages - vma_pages(vma))
+		return -EINVAL;
 
 	denied = ASHMEM_PROT_MASK & ~asma->prot_mask;
-	if (vma->vm_flags & calc_vm_prot_bits(denied, 0)) {
-		ret = -EPERM;
-		goto out_unlock;
-	}
+	if (vma->vm_flags & calc_vm_prot_bits(denied, 0))
+		return -EPERM;
 	vm_flags_clear(vma, ashmem_vm_may_flags(denied));
 
 	if (!asma->file) {
+		WRITE_ONCE(asma->allocator, current);
 		ret = ashmem_create_backing(asma, vma->vm_flags);
+		WRITE_ONCE(asma->allocator, NULL);
 		if (ret)
-			goto out_unlock;
+			return ret;
 	}
 
 	/*
@@ -763,10 +1081,7 @@ static int ashmem_mmap(struct file *file, struct vm_area_struct *vma)
 		shmem_set_file(vma, get_file(asma->file));
 	else
 		vma_set_anonymous(vma);
-
-out_unlock:
-	mutex_unlock(&asma->lock);
-	return ret;
+	return 0;
 }
 
 static long ashmem_set_name(struct ashmem_area *asma, const char __user *uname)
@@ -792,12 +1107,13 @@ static long ashmem_get_name(struct ashmem_area *asma, char __user *uname)
 	char name[ASHMEM_NAME_LEN];
 	size_t len;
 
-	mutex_lock(&asma->lock);
-	if (asma->name[ASHMEM_NAME_PREFIX_LEN])
-		strscpy(name, asma->name + ASHMEM_NAME_PREFIX_LEN, sizeof(name));
-	else
-		strscpy(name, ASHMEM_NAME_DEF, sizeof(name));
-	mutex_unlock(&asma->lock);
+	scoped_guard(mutex, &asma->lock) {
+		if (asma->name[ASHMEM_NAME_PREFIX_LEN])
+			strscpy(name, asma->name + ASHMEM_NAME_PREFIX_LEN,
+				sizeof(name));
+		else
+			strscpy(name, ASHMEM_NAME_DEF, sizeof(name));
+	}
 
 	/* Only the name and its NUL: the rest of the buffer is not ours. */
 	len = strlen(name) + 1;
@@ -832,33 +1148,11 @@ static long ashmem_set_prot_mask(struct ashmem_area *asma, unsigned long prot)
 	return 0;
 }
 
-/* The pages [@first, @last] that @pin names, or -EINVAL. */
-static int ashmem_pin_pages(struct ashmem_area *asma,
-			    const struct ashmem_pin *pin,
-			    pgoff_t *first, pgoff_t *last)
-{
-	u32 end;
-
-	lockdep_assert_held(&asma->lock);
-	if ((pin->offset | pin->len) & ~PAGE_MASK)
-		return -EINVAL;
-	if (check_add_overflow(pin->offset, pin->len, &end))
-		return -EINVAL;
-	if (!asma->file)
-		return -EINVAL;
-
-	/* A length of 0 means "to the end", even past 4 GiB. */
-	*first = pin->offset >> PAGE_SHIFT;
-	if (pin->len)
-		*last = *first + (pin->len >> PAGE_SHIFT) - 1;
-	else
-		*last = ashmem_area_pages(asma) - 1;
-	if (*first > *last || *last >= ashmem_area_pages(asma))
-		return -EINVAL;
-	return 0;
-}
-
-/* Eight bytes: cheaper than copy_from_user(), which is not inlined. */
+/*
+ * Read the 8 bytes of struct ashmem_pin in one user access window:
+ * copy_from_user() is not inlined, and PIN and UNPIN are hot enough that
+ * the difference shows in their cost.
+ */
 static int ashmem_get_pin(struct ashmem_pin *pin,
 			  const struct ashmem_pin __user *upin)
 {
@@ -874,55 +1168,123 @@ err_fault:
 	return -EFAULT;
 }
 
-static long ashmem_pin_ioctl(struct ashmem_area *asma, unsigned int cmd,
-			     const struct ashmem_pin __user *upin)
+/* What needs no area state: page alignment, no wrap past 4 GiB. */
+static int ashmem_pin_check(const struct ashmem_pin *pin)
+{
+	u32 end;
+
+	if ((pin->offset | pin->len) & ~PAGE_MASK)
+		return -EINVAL;
+	if (check_add_overflow(pin->offset, pin->len, &end))
+		return -EINVAL;
+	return 0;
+}
+
+static int ashmem_pin_arg(const struct ashmem_pin __user *upin,
+			  struct ashmem_pin *pin)
+{
+	if (ashmem_get_pin(pin, upin))
+		return -EFAULT;
+	return ashmem_pin_check(pin);
+}
+
+/* The pages [@first, @last] that @pin names in the mapped area, or -EINVAL. */
+static int ashmem_pin_range(struct ashmem_area *asma,
+			    const struct ashmem_pin *pin,
+			    pgoff_t *first, pgoff_t *last)
+{
+	pgoff_t pages = ashmem_area_pages(asma);
+
+	lockdep_assert_held(&asma->lock);
+	if (!asma->file)
+		return -EINVAL;
+
+	/* A length of 0 means "to the end", even past 4 GiB. */
+	*first = pin->offset >> PAGE_SHIFT;
+	if (pin->len)
+		*last = *first + (pin->len >> PAGE_SHIFT) - 1;
+	else
+		*last = pages - 1;
+	if (*first > *last || *last >= pages)
+		return -EINVAL;
+	return 0;
+}
+
+static long ashmem_pin(struct ashmem_area *asma,
+		       const struct ashmem_pin __user *upin)
 {
 	struct ashmem_pin pin;
 	pgoff_t first, last;
 	int ret;
 
-	if (ashmem_get_pin(&pin, upin))
-		return -EFAULT;
-
-	guard(mutex)(&asma->lock);
-	ret = ashmem_pin_pages(asma, &pin, &first, &last);
+	ret = ashmem_pin_arg(upin, &pin);
 	if (ret)
 		return ret;
 
-	switch (cmd) {
-	case ASHMEM_PIN:
-		ret = ashmem_pin(asma, first, last);
-		trace_ashmem_pin(file_inode(asma->file)->i_ino, first, last, ret);
+	guard(mutex)(&asma->lock);
+	ret = ashmem_pin_range(asma, &pin, &first, &last);
+	if (ret)
 		return ret;
-	case ASHMEM_UNPIN:
-		ret = ashmem_unpin(asma, first, last);
-		trace_ashmem_unpin(file_inode(asma->file)->i_ino, first, last,
-				   ret);
+	ret = ashmem_pin_locked(asma, first, last);
+	trace_ashmem_pin(file_inode(asma->file)->i_ino, first, last, ret);
+	return ret;
+}
+
+static long ashmem_unpin(struct ashmem_area *asma,
+			 const struct ashmem_pin __user *upin)
+{
+	struct ashmem_pin pin;
+	pgoff_t first, last;
+	int ret;
+
+	ret = ashmem_pin_arg(upin, &pin);
+	if (ret)
 		return ret;
-	default:
-		return ashmem_get_pin_status(asma, first, last);
-	}
+
+	guard(mutex)(&asma->lock);
+	ret = ashmem_pin_range(asma, &pin, &first, &last);
+	if (ret)
+		return ret;
+	ret = ashmem_unpin_locked(asma, first, last);
+	trace_ashmem_unpin(file_inode(asma->file)->i_ino, first, last, ret);
+	return ret;
+}
+
+static long ashmem_get_pin_status(struct ashmem_area *asma,
+				  const struct ashmem_pin __user *upin)
+{
+	struct ashmem_pin pin;
+	pgoff_t first, last;
+	int ret;
+
+	ret = ashmem_pin_arg(upin, &pin);
+	if (ret)
+		return ret;
+
+	guard(mutex)(&asma->lock);
+	ret = ashmem_pin_range(asma, &pin, &first, &last);
+	if (ret)
+		return ret;
+	return ashmem_get_pin_status_locked(asma, first, last);
 }
 
 /*
  * Returns the number of unpinned pages purged: all there were, as on
- * Android, unless an area stayed busy.  A range whose area is busy is
- * retried a few times rather than waited for.
+ * Android, unless an area stayed busy.  A busy area is waited for a few
+ * times, as reclaim does, never for long.
  */
 static long ashmem_purge_all_caches(void)
 {
-	struct ashmem_purge purge = { .target = ULONG_MAX };
-	int tries = 100;
+	struct ashmem_purge purge = {
+		.target = ULONG_MAX,
+		.nid = NUMA_NO_NODE,
+	};
 
 	if (!capable(CAP_SYS_ADMIN))
 		return -EPERM;
 
-	do {
-		purge.busy = 0;
-		ashmem_purge(&purge);
-		cond_resched();
-	} while (purge.busy && --tries && !fatal_signal_pending(current));
-	return purge.freed;
+	ashmem_purge(&purge, ashmem_purge_walk_all, 100);
+	return purge.purged;
 }
 
 static long ashmem_get_file_id(struct ashmem_area *asma,
@@ -955,9 +1317,11 @@ static long ashmem_ioctl(struct file *file, unsigned int cmd,
 	case ASHMEM_GET_PROT_MASK:
 		return READ_ONCE(asma->prot_mask);
 	case ASHMEM_PIN:
+		return ashmem_pin(asma, argp);
 	case ASHMEM_UNPIN:
+		return ashmem_unpin(asma, argp);
 	case ASHMEM_GET_PIN_STATUS:
-		return ashmem_pin_ioctl(asma, cmd, argp);
+		return ashmem_get_pin_status(asma, argp);
 	case ASHMEM_PURGE_ALL_CACHES:
 		return ashmem_purge_all_caches();
 	case ASHMEM_GET_FILE_ID:
@@ -1004,21 +1368,39 @@ static long ashmem_compat_ioctl(struct file *file, unsigned int cmd,
 #define ashmem_compat_ioctl NULL
 #endif
 
+/* What fdinfo shows, taken in one short hold of the area's lock. */
+struct ashmem_fdinfo {
+	unsigned long ino;
+	size_t size;
+	pgoff_t pages;
+	unsigned long unpinned;
+	unsigned long purged;
+	char name[ASHMEM_NAME_LEN];
+};
+
 static void ashmem_show_fdinfo(struct seq_file *m, struct file *file)
 {
 	struct ashmem_area *asma = file->private_data;
+	struct ashmem_fdinfo info;
 
-	guard(mutex)(&asma->lock);
-	if (asma->file)
-		seq_printf(m, "inode:\t%lu\n", file_inode(asma->file)->i_ino);
-	if (asma->name[ASHMEM_NAME_PREFIX_LEN])
-		seq_printf(m, "name:\t%s\n",
-			   asma->name + ASHMEM_NAME_PREFIX_LEN);
-	seq_printf(m, "size:\t%zu\n", asma->size);
-	seq_printf(m, "pinned:\t%lu\n", ashmem_area_pages(asma) -
-		   asma->unpinned_pages - asma->purged_pages);
-	seq_printf(m, "unpinned:\t%lu\n", asma->unpinned_pages);
-	seq_printf(m, "purged:\t%lu\n", asma->purged_pages);
+	scoped_guard(mutex, &asma->lock) {
+		info.ino = asma->file ? file_inode(asma->file)->i_ino : 0;
+		info.size = asma->size;
+		info.pages = ashmem_area_pages(asma);
+		info.unpinned = asma->unpinned_pages;
+		info.purged = asma->purged_pages;
+		strscpy(info.name, asma->name + ASHMEM_NAME_PREFIX_LEN);
+	}
+
+	if (info.ino)
+		seq_printf(m, "inode:\t%lu\n", info.ino);
+	if (info.name[0])
+		seq_printf(m, "name:\t%s\n", info.name);
+	seq_printf(m, "size:\t%zu\n", info.size);
+	seq_printf(m, "pinned:\t%lu\n",
+		   info.pages - info.unpinned - info.purged);
+	seq_printf(m, "unpinned:\t%lu\n", info.unpinned);
+	seq_printf(m, "purged:\t%lu\n", info.purged);
 }
 
 static const struct file_operations ashmem_fops = {
@@ -1086,11 +1468,17 @@ static int __init ashmem_init(void)
 	ashmem_shrinker->seeks = DEFAULT_SEEKS;
 	shrinker_register(ashmem_shrinker);
 
-	ret = misc_register(&ashmem_misc);
+	ret = register_oom_notifier(&ashmem_oom_nb);
 	if (ret)
 		goto err_free_shrinker;
+
+	ret = misc_register(&ashmem_misc);
+	if (ret)
+		goto err_unregister_oom;
 	return 0;
 
+err_unregister_oom:
+	unregister_oom_notifier(&ashmem_oom_nb);
 err_free_shrinker:
 	shrinker_free(ashmem_shrinker);
 	list_lru_destroy(&ashmem_lru);
@@ -1102,6 +1490,7 @@ err_destroy_cache:
 static void __exit ashmem_exit(void)
 {
 	misc_deregister(&ashmem_misc);
+	unregister_oom_notifier(&ashmem_oom_nb);
 	shrinker_free(ashmem_shrinker);
 	list_lru_destroy(&ashmem_lru);
 	kmem_cache_destroy(ashmem_range_cache);

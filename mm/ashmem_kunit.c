@@ -5,6 +5,8 @@
  */
 
 #include <kunit/test.h>
+#include <linux/completion.h>
+#include <linux/kthread.h>
 #include <linux/prandom.h>
 #include <linux/random.h>
 
@@ -47,21 +49,21 @@ static int ashmem_test_pin(struct ashmem_area *asma, pgoff_t first,
 			   pgoff_t last)
 {
 	guard(mutex)(&asma->lock);
-	return ashmem_pin(asma, first, last);
+	return ashmem_pin_locked(asma, first, last);
 }
 
 static int ashmem_test_unpin(struct ashmem_area *asma, pgoff_t first,
 			     pgoff_t last)
 {
 	guard(mutex)(&asma->lock);
-	return ashmem_unpin(asma, first, last);
+	return ashmem_unpin_locked(asma, first, last);
 }
 
 static int ashmem_test_status(struct ashmem_area *asma, pgoff_t first,
 			      pgoff_t last)
 {
 	guard(mutex)(&asma->lock);
-	return ashmem_get_pin_status(asma, first, last);
+	return ashmem_get_pin_status_locked(asma, first, last);
 }
 
 /* The pages the shrinker reports, as global reclaim asks for them. */
@@ -73,11 +75,16 @@ static long ashmem_test_lru_pages(void)
 	return pages == SHRINK_EMPTY ? 0 : pages;
 }
 
+/* Purge as PURGE_ALL_CACHES does, but only @target pages. */
 static unsigned long ashmem_test_purge(unsigned long target)
 {
-	struct ashmem_purge purge = { .target = target };
+	struct ashmem_purge purge = {
+		.target = target,
+		.nid = NUMA_NO_NODE,
+	};
 
-	return ashmem_purge(&purge);
+	ashmem_purge(&purge, ashmem_purge_walk_all, 1);
+	return purge.purged;
 }
 
 /*
@@ -174,6 +181,11 @@ static const struct ashmem_ops_case ashmem_ops_cases[] = {
 	  ASHMEM_NOT_PURGED, "[2-3]P" },
 	{ "pin_whole_area", { { 'u', 0, 15 }, { 'p', 0, 15 } }, 2,
 	  ASHMEM_NOT_PURGED, "" },
+	{ "purge_merges_with_purged",
+	  { { 'u', 0, 1 }, { 'P' }, { 'u', 2, 3 }, { 'P' } }, 4, 0, "[0-3]P" },
+	{ "purge_merges_both_sides",
+	  { { 'u', 0, 1 }, { 'u', 4, 5 }, { 'P' }, { 'u', 2, 3 } }, 4, 0,
+	  "[0-1]P[2-3][4-5]P" },
 };
 
 static void ashmem_ops_case_desc(const struct ashmem_ops_case *c, char *desc)
@@ -213,7 +225,7 @@ static void ashmem_pin_unpin_sequence(struct kunit *test)
  * struct ashmem_bounds_case - an &struct ashmem_pin and the pages it names
  * @desc: the name of the case
  * @pin: offset and length in bytes, in pages of the test
- * @ret: 0 or the error ashmem_pin_pages() returns
+ * @ret: 0 or the error ashmem_pin_check() or ashmem_pin_range() returns
  * @first: the first page named
  * @last: the last page named
  */
@@ -252,7 +264,7 @@ static void ashmem_bounds_case_desc(const struct ashmem_bounds_case *c,
 
 KUNIT_ARRAY_PARAM(ashmem_bounds, ashmem_bounds_cases, ashmem_bounds_case_desc);
 
-static void ashmem_pin_pages_bounds(struct kunit *test)
+static void ashmem_pin_range_bounds(struct kunit *test)
 {
 	const struct ashmem_bounds_case *c = test->param_value;
 	struct ashmem_area *asma = ashmem_test_area(test, ASHMEM_TEST_PAGES);
@@ -260,7 +272,8 @@ static void ashmem_pin_pages_bounds(struct kunit *test)
 	int ret;
 
 	mutex_lock(&asma->lock);
-	ret = ashmem_pin_pages(asma, &c->pin, &first, &last);
+	ret = ashmem_pin_check(&c->pin) ?:
+	      ashmem_pin_range(asma, &c->pin, &first, &last);
 	mutex_unlock(&asma->lock);
 
 	KUNIT_EXPECT_EQ(test, ret, c->ret);
@@ -270,14 +283,14 @@ static void ashmem_pin_pages_bounds(struct kunit *test)
 	}
 }
 
-static void ashmem_pin_pages_before_mmap(struct kunit *test)
+static void ashmem_pin_range_before_mmap(struct kunit *test)
 {
 	struct ashmem_area *asma = ashmem_test_area_unmapped(test, 1);
 	struct ashmem_pin pin = { 0, PAGE_SIZE };
 	pgoff_t first, last;
 
 	mutex_lock(&asma->lock);
-	KUNIT_EXPECT_EQ(test, ashmem_pin_pages(asma, &pin, &first, &last),
+	KUNIT_EXPECT_EQ(test, ashmem_pin_range(asma, &pin, &first, &last),
 			-EINVAL);
 	mutex_unlock(&asma->lock);
 }
@@ -326,7 +339,10 @@ static void ashmem_pages_counted(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ashmem_test_purge(ULONG_MAX), 0);
 }
 
-/* The shrinker takes the least recently unpinned range first. */
+/*
+ * The shrinker takes the least recently unpinned pages first, and what is
+ * left of a range it has begun keeps the range's place.
+ */
 static void ashmem_purge_least_recently_unpinned(struct kunit *test)
 {
 	struct ashmem_area *a = ashmem_test_area(test, ASHMEM_TEST_PAGES);
@@ -336,18 +352,19 @@ static void ashmem_purge_least_recently_unpinned(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, ashmem_test_unpin(b, 4, 7), 0);
 	KUNIT_ASSERT_EQ(test, ashmem_test_unpin(a, 10, 10), 0);
 
-	KUNIT_EXPECT_EQ(test, ashmem_test_purge(1), 2);
-	KUNIT_EXPECT_STREQ(test, ashmem_test_ranges(test, a), "[0-1]P[10-10]");
+	KUNIT_EXPECT_EQ(test, ashmem_test_purge(1), 1);
+	KUNIT_EXPECT_STREQ(test, ashmem_test_ranges(test, a),
+			   "[0-0]P[1-1][10-10]");
 	KUNIT_EXPECT_STREQ(test, ashmem_test_ranges(test, b), "[4-7]");
 
 	KUNIT_EXPECT_EQ(test, ashmem_test_purge(4), 4);
-	KUNIT_EXPECT_STREQ(test, ashmem_test_ranges(test, b), "[4-7]P");
 	KUNIT_EXPECT_STREQ(test, ashmem_test_ranges(test, a), "[0-1]P[10-10]");
+	KUNIT_EXPECT_STREQ(test, ashmem_test_ranges(test, b), "[4-6]P[7-7]");
 
 	/* Unpinning again makes a range the youngest. */
 	KUNIT_ASSERT_EQ(test, ashmem_test_unpin(b, 12, 12), 0);
 	KUNIT_ASSERT_EQ(test, ashmem_test_unpin(a, 9, 9), 0);
-	KUNIT_EXPECT_EQ(test, ashmem_test_purge(1), 1);
+	KUNIT_EXPECT_EQ(test, ashmem_test_purge(2), 2);
 	KUNIT_EXPECT_STREQ(test, ashmem_test_ranges(test, b), "[4-7]P[12-12]P");
 	KUNIT_EXPECT_STREQ(test, ashmem_test_ranges(test, a), "[0-1]P[9-10]");
 }
@@ -426,6 +443,169 @@ static void ashmem_release_drops_ranges(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ashmem_test_lru_pages(), before);
 }
 
+/* An area whose @pages pages are all in memory and unpinned. */
+static struct ashmem_area *ashmem_test_area_unpinned(struct kunit *test,
+						     pgoff_t pages)
+{
+	struct ashmem_area *asma = ashmem_test_area(test, pages);
+	struct address_space *mapping = asma->file->f_mapping;
+	pgoff_t index;
+
+	for (index = 0; index < pages; index++) {
+		struct folio *folio = shmem_read_folio(mapping, index);
+
+		KUNIT_ASSERT_FALSE(test, IS_ERR(folio));
+		folio_put(folio);
+	}
+	KUNIT_ASSERT_EQ(test, ashmem_test_unpin(asma, 0, pages - 1), 0);
+	return asma;
+}
+
+/*
+ * Reclaim asks for a few pages at a time: a big range gives up that many,
+ * from its front, and the rest stays on the LRU.
+ */
+static void ashmem_purge_takes_what_is_asked(struct kunit *test)
+{
+	const pgoff_t pages = 4 * ASHMEM_PURGE_BATCH;
+	struct ashmem_area *asma = ashmem_test_area_unpinned(test, pages);
+	long before = ashmem_test_lru_pages();
+	char want[64];
+
+	KUNIT_EXPECT_EQ(test, ashmem_test_purge(1), 1);
+	snprintf(want, sizeof(want), "[0-0]P[1-%lu]", pages - 1);
+	KUNIT_EXPECT_STREQ(test, ashmem_test_ranges(test, asma), want);
+	KUNIT_EXPECT_EQ(test, ashmem_test_lru_pages(), before - 1);
+	KUNIT_EXPECT_EQ(test, asma->file->f_mapping->nrpages, pages - 1);
+
+	/* More than a batch: several batches, one purged range. */
+	KUNIT_EXPECT_EQ(test, ashmem_test_purge(ASHMEM_PURGE_BATCH + 7),
+			ASHMEM_PURGE_BATCH + 7);
+	snprintf(want, sizeof(want), "[0-%lu]P[%lu-%lu]",
+		 ASHMEM_PURGE_BATCH + 7, ASHMEM_PURGE_BATCH + 8, pages - 1);
+	KUNIT_EXPECT_STREQ(test, ashmem_test_ranges(test, asma), want);
+	KUNIT_EXPECT_EQ(test, list_lru_count(&ashmem_lru), 1);
+	KUNIT_EXPECT_EQ(test, asma->purged_pages, ASHMEM_PURGE_BATCH + 8);
+	KUNIT_EXPECT_EQ(test, asma->unpinned_pages,
+			pages - ASHMEM_PURGE_BATCH - 8);
+}
+
+/* One hold of the area's lock purges at most ASHMEM_PURGE_BATCH pages. */
+static void ashmem_purge_batch_is_bounded(struct kunit *test)
+{
+	const pgoff_t pages = 3 * ASHMEM_PURGE_BATCH;
+	struct ashmem_area *asma = ashmem_test_area_unpinned(test, pages);
+	struct ashmem_purge purge = {
+		.target = ULONG_MAX,
+		.nid = NUMA_NO_NODE,
+	};
+	struct ashmem_range *range;
+
+	mutex_lock(&asma->lock);
+	range = ashmem_range_find(asma, 0);
+	KUNIT_EXPECT_EQ(test, ashmem_purge_batch(range, &purge),
+			ASHMEM_PURGE_BATCH);
+	KUNIT_EXPECT_EQ(test, purge.freed, ASHMEM_PURGE_BATCH);
+	KUNIT_EXPECT_EQ(test, range->first, ASHMEM_PURGE_BATCH);
+	KUNIT_EXPECT_FALSE(test, list_empty(&range->lru));
+	mutex_unlock(&asma->lock);
+}
+
+struct ashmem_test_purger {
+	struct completion started;
+	struct completion done;
+};
+
+static int ashmem_test_purger_fn(void *arg)
+{
+	struct ashmem_test_purger *p = arg;
+
+	complete(&p->started);
+	ashmem_test_purge(ULONG_MAX);
+	complete(&p->done);
+	return 0;
+}
+
+/*
+ * While reclaim purges a range, the pages it has not freed yet still
+ * count: a count that finds nothing comes only once none is in memory.
+ */
+static void ashmem_count_sees_pages_being_purged(struct kunit *test)
+{
+	const pgoff_t pages = 16 * ASHMEM_PURGE_BATCH;
+	struct ashmem_area *asma = ashmem_test_area_unpinned(test, pages);
+	struct ashmem_test_purger p;
+	struct task_struct *task;
+	unsigned long samples = 0;
+
+	init_completion(&p.started);
+	init_completion(&p.done);
+	task = kthread_run(ashmem_test_purger_fn, &p, "ashmem_purger");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(task));
+	wait_for_completion(&p.started);
+
+	while (!completion_done(&p.done)) {
+		long counted = ashmem_test_lru_pages();
+		/* Read after the count: nrpages drops before the range goes. */
+		unsigned long resident = data_race(asma->file->f_mapping->nrpages);
+
+		samples++;
+		if (!counted && resident) {
+			KUNIT_FAIL(test, "count 0 with %lu of %lu pages still in memory",
+				   resident, pages);
+			break;
+		}
+		cond_resched();
+	}
+	wait_for_completion(&p.done);
+	kunit_info(test, "%lu counts during the purge\n", samples);
+	KUNIT_EXPECT_EQ(test, asma->purged_pages, pages);
+	KUNIT_EXPECT_EQ(test, ashmem_test_lru_pages(), 0);
+}
+
+/* Reclaim that may not enter the filesystem purges nothing. */
+static void ashmem_scan_without_fs_stops(struct kunit *test)
+{
+	struct ashmem_area *asma = ashmem_test_area_unpinned(test, 4);
+	struct shrink_control sc = {
+		.gfp_mask = GFP_NOFS,
+		.nr_to_scan = 4,
+		.nid = 0,
+	};
+
+	KUNIT_EXPECT_EQ(test, ashmem_shrink_scan(ashmem_shrinker, &sc),
+			SHRINK_STOP);
+	KUNIT_EXPECT_EQ(test, asma->purged_pages, 0);
+	KUNIT_EXPECT_EQ(test, ashmem_test_lru_pages(), 4);
+}
+
+/*
+ * A busy area is left in its place: the scan purges nothing there and
+ * has its work deferred; the range is still the oldest afterwards.
+ */
+static void ashmem_scan_busy_area_defers(struct kunit *test)
+{
+	struct ashmem_area *a = ashmem_test_area_unpinned(test, 2);
+	struct ashmem_area *b = ashmem_test_area_unpinned(test, 2);
+	struct shrink_control sc = {
+		.gfp_mask = GFP_KERNEL,
+		.nr_to_scan = 2,
+		.nid = 0,
+	};
+
+	KUNIT_ASSERT_EQ(test, ashmem_test_pin(b, 0, 1), ASHMEM_NOT_PURGED);
+	mutex_lock(&a->lock);
+	KUNIT_EXPECT_EQ(test, ashmem_shrink_scan(ashmem_shrinker, &sc),
+			SHRINK_STOP);
+	mutex_unlock(&a->lock);
+	KUNIT_EXPECT_EQ(test, a->purged_pages, 0);
+
+	KUNIT_ASSERT_EQ(test, ashmem_test_unpin(b, 0, 1), 0);
+	KUNIT_EXPECT_EQ(test, ashmem_shrink_scan(ashmem_shrinker, &sc), 2);
+	KUNIT_EXPECT_EQ(test, a->purged_pages, 2);
+	KUNIT_EXPECT_EQ(test, b->purged_pages, 0);
+}
+
 /*
  * The randomized model test: random operations on an area, each answer and
  * the whole range structure checked against an array with a state per page.
@@ -470,7 +650,7 @@ static bool ashmem_model_check(struct ashmem_model *m)
 		if (range->first > range->last ||
 		    range->last >= ASHMEM_MODEL_PAGES ||
 		    (prev && prev->last >= range->first) ||
-		    (prev && !prev->purged && !range->purged &&
+		    (prev && prev->purged == range->purged &&
 		     prev->last + 1 == range->first) ||
 		    range->purged != list_empty(&range->lru)) {
 			KUNIT_FAIL(test, "seed %llu op %lu: bad range [%lu-%lu]%s",
@@ -609,14 +789,19 @@ static void ashmem_model_random_ops(struct kunit *test)
 
 static struct kunit_case ashmem_test_cases[] = {
 	KUNIT_CASE_PARAM(ashmem_pin_unpin_sequence, ashmem_ops_gen_params),
-	KUNIT_CASE_PARAM(ashmem_pin_pages_bounds, ashmem_bounds_gen_params),
-	KUNIT_CASE(ashmem_pin_pages_before_mmap),
+	KUNIT_CASE_PARAM(ashmem_pin_range_bounds, ashmem_bounds_gen_params),
+	KUNIT_CASE(ashmem_pin_range_before_mmap),
 	KUNIT_CASE(ashmem_status_reports_any_unpinned),
 	KUNIT_CASE(ashmem_pages_counted),
 	KUNIT_CASE(ashmem_purge_least_recently_unpinned),
 	KUNIT_CASE(ashmem_purge_punches_backing_file),
 	KUNIT_CASE(ashmem_release_drops_ranges),
 	KUNIT_CASE(ashmem_count_long_list),
+	KUNIT_CASE(ashmem_purge_takes_what_is_asked),
+	KUNIT_CASE(ashmem_purge_batch_is_bounded),
+	KUNIT_CASE(ashmem_count_sees_pages_being_purged),
+	KUNIT_CASE(ashmem_scan_without_fs_stops),
+	KUNIT_CASE(ashmem_scan_busy_area_defers),
 	KUNIT_CASE_SLOW(ashmem_model_random_ops),
 	{}
 };
