@@ -371,6 +371,65 @@ TEST_F(memcg, purge_all_caches_purges_all)
 }
 
 /*
+ * memory.reclaim of N bytes, in a cgroup with far more unpinned ashmem than
+ * that, purges about N, the least recently unpinned first, and succeeds.
+ */
+TEST_F(memcg, reclaim_purges_what_is_asked)
+{
+	const size_t stripe = 4 * MIB / pages(1), stripes = 16;
+	const size_t n = 2 * stripes * stripe;
+	char a[PATH_MAX], path[PATH_MAX + 16], *map, *page;
+	size_t i, s, oldest_zero = 0, newer_purged = 0;
+	long long purged;
+	int fd;
+
+	if (swap_on())
+		SKIP(return, "swap is on: reclaim may swap instead of purging");
+	ASSERT_EQ(0, cg_make(self->top, "a", NULL, a));
+	ASSERT_EQ(0, cg_enter(a));
+	fd = area_filled(pages(n), &map);
+	ASSERT_EQ(0, cg_enter(self->home));
+	ASSERT_LE(0, fd);
+	/* Every other 4 MiB, oldest first. */
+	for (s = 0; s < stripes; s++)
+		ASSERT_EQ(0, pin_pages(fd, ASHMEM_UNPIN, 2 * s * stripe, stripe));
+
+	snprintf(path, sizeof(path), "%s/memory.reclaim", a);
+	EXPECT_EQ(0, write_str(path, "4M"))
+		TH_LOG("memory.reclaim of 4M: %s", strerror(errno));
+	purged = fdinfo_num(fd, "purged");
+	TH_LOG("memory.reclaim of 4M purged %lld of %zu unpinned pages",
+	       purged, stripes * stripe);
+	EXPECT_LE((long long)stripe, purged);
+	EXPECT_GE(2LL * stripe, purged);
+
+	/* The oldest stripe went first; the newest are untouched. */
+	page = malloc(pages(1));
+	ASSERT_TRUE(page != NULL);
+	for (s = 0; s < stripes; s++) {
+		size_t zero = 0, intact = 0;
+
+		for (i = 2 * s * stripe; i < (2 * s + 1) * stripe; i++) {
+			ASSERT_EQ(pages(1), pread(fd, page, pages(1), pages(i)));
+			zero += all_bytes(page, 0, pages(1));
+			intact += all_bytes(page, page_byte(i), pages(1));
+		}
+		if (s == 0)
+			oldest_zero = zero;
+		else if (s >= 2 && intact != stripe)
+			newer_purged++;
+	}
+	free(page);
+	EXPECT_EQ(stripe, oldest_zero) TH_LOG("the oldest stripe kept pages");
+	EXPECT_EQ(0, newer_purged) TH_LOG("newer stripes lost pages");
+	EXPECT_EQ(ASHMEM_WAS_PURGED, pin_pages(fd, ASHMEM_PIN, 0, stripe));
+	EXPECT_EQ(ASHMEM_NOT_PURGED,
+		  pin_pages(fd, ASHMEM_PIN, 2 * (stripes - 1) * stripe, stripe));
+	munmap(map, pages(n));
+	close(fd);
+}
+
+/*
  * Test 5: an area outlives its cgroup.  Its ranges go to the parent, and so
  * do ranges unpinned after the removal: the parent's own reclaim
  * (memory.reclaim) purges both.

@@ -1,0 +1,577 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Purging beats the OOM killer.  Each shape fills ashmem areas, unpins
+ * them, then makes a process allocate anonymous memory until it holds what
+ * was available plus half of the unpinned pages: with no swap and nothing
+ * else to reclaim, only purging can give it that memory.  A run passes if
+ * nothing is OOM-killed (/proc/vmstat oom_kill unchanged), every pinned
+ * page kept its data, every unpinned page is intact or zero, and PIN
+ * reports ASHMEM_WAS_PURGED exactly for the areas that lost pages.
+ *
+ * Shapes: one big range, pressure from the area's owner itself or from
+ * another process; many small ranges; several processes with an area each;
+ * all of it inside a memory cgroup at its memory.max; and on a NUMA
+ * machine, pages and pressure bound to node 1.
+ *
+ * ASHMEM_RECLAIM_RUNS (default 2) sets the runs per shape; `make soak`
+ * runs many.  Needs root for the cgroup shape, two memory nodes for the
+ * NUMA shape, and no swap (with swap, reclaim may swap instead of purge).
+ */
+#define _GNU_SOURCE
+#define _FILE_OFFSET_BITS 64
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <linux/ashmem.h>
+#include <linux/mempolicy.h>
+
+#include "../kselftest_harness.h"
+#include "ashmem_util.h"
+
+#define MIB		((size_t)1 << 20)
+#define CG_ROOT		"/sys/fs/cgroup"
+#define CG_RECLAIM	CG_ROOT "/ashmem_reclaim"
+#define MAX_OWNERS	4
+#define PINNED_MB	4		/* pinned head of every area */
+#define STRIPE_PAGES	16		/* many-small-ranges shape */
+#define NUMA_NODE	1
+
+enum shape_flags {
+	SELF_PRESSURE	= 1 << 0,	/* the owner allocates, not a hog */
+	STRIPES		= 1 << 1,	/* unpin every other 64 KiB */
+	IN_CGROUP	= 1 << 2,	/* owners and hog under memory.max */
+	ON_NODE		= 1 << 3,	/* pages and pressure on NUMA_NODE */
+};
+
+/* What an owner reports once it has pinned its area again. */
+struct report {
+	long long purged;	/* fdinfo "purged" before the PIN */
+	long long unpinned;	/* pages it had unpinned */
+	int pin;		/* what ASHMEM_PIN returned */
+	size_t garbled;		/* pages neither intact nor zero */
+	size_t zeroed;		/* unpinned pages read back as zero */
+	size_t pinned_lost;	/* pinned pages that lost their data */
+	int error;		/* a step that failed, 0 if none */
+};
+
+struct owner {
+	pid_t pid;
+	int ready;		/* owner -> parent: set up */
+	int go;			/* parent -> owner: hog target, then verify */
+	int result;		/* owner -> parent: struct report */
+};
+
+static bool read_full(int fd, void *buf, size_t len)
+{
+	char *p = buf;
+
+	while (len) {
+		ssize_t n = read(fd, p, len);
+
+		if (n <= 0)
+			return false;
+		p += n;
+		len -= n;
+	}
+	return true;
+}
+
+static bool write_full(int fd, const void *buf, size_t len)
+{
+	return write(fd, buf, len) == (ssize_t)len;
+}
+
+static long long vm_event(const char *key)
+{
+	size_t klen = strlen(key);
+	char line[256];
+	long long val = -1;
+	FILE *f = fopen("/proc/vmstat", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, key, klen) && line[klen] == ' ') {
+			val = strtoll(line + klen + 1, NULL, 10);
+			break;
+		}
+	fclose(f);
+	return val;
+}
+
+/* A field of /sys/devices/system/node/nodeN/meminfo, in KiB, or -1. */
+static long node_meminfo_kb(int node, const char *key)
+{
+	size_t klen = strlen(key);
+	char path[PATH_MAX], line[256], *p;
+	long kb = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/devices/system/node/node%d/meminfo",
+		 node);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		p = strstr(line, key);
+		if (p && p[klen] == ':') {
+			kb = strtol(p + klen + 1, NULL, 10);
+			break;
+		}
+	}
+	fclose(f);
+	return kb;
+}
+
+static int bind_to_node(int node)
+{
+	unsigned long mask[2] = { 0 };
+
+	mask[node / (8 * sizeof(long))] = 1UL << (node % (8 * sizeof(long)));
+	return syscall(SYS_set_mempolicy, MPOL_BIND, mask,
+		       8 * sizeof(mask) + 1);
+}
+
+static bool cgroup2_memory(void)
+{
+	char buf[512];
+
+	if (read_small(CG_ROOT "/cgroup.controllers", buf, sizeof(buf)) &&
+	    mount("cgroup2", CG_ROOT, "cgroup2", 0, NULL))
+		return false;
+	if (read_small(CG_ROOT "/cgroup.controllers", buf, sizeof(buf)))
+		return false;
+	return strstr(buf, "memory") &&
+	       !write_str(CG_ROOT "/cgroup.subtree_control", "+memory");
+}
+
+static long long cg_num(const char *file)
+{
+	char path[PATH_MAX], buf[64];
+
+	snprintf(path, sizeof(path), "%s/%s", CG_RECLAIM, file);
+	if (read_small(path, buf, sizeof(buf)))
+		return -1;
+	return strtoll(buf, NULL, 10);
+}
+
+/* Move the calling process into the test's cgroup. */
+static int cg_enter(void)
+{
+	return write_str(CG_RECLAIM "/cgroup.procs", "0");
+}
+
+/*
+ * Allocate anonymous memory 1 MiB at a time, touching every page, until
+ * @target bytes are held; the memory stays until the process exits.
+ */
+static int hog(size_t target)
+{
+	size_t held;
+
+	for (held = 0; held < target; held += MIB) {
+		char *p = mmap(NULL, MIB, PROT_RW,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		size_t i;
+
+		if (p == MAP_FAILED)
+			return -1;
+		for (i = 0; i < MIB; i += pages(1))
+			p[i] = 1;
+	}
+	return 0;
+}
+
+static int fill_byte(size_t page)
+{
+	return 1 + page % 251;
+}
+
+/* Unpin what the shape unpins; returns the number of pages unpinned. */
+static long long unpin_area(int fd, size_t npages, unsigned int flags)
+{
+	size_t first = PINNED_MB * MIB / pages(1), i;
+	long long unpinned = 0;
+
+	if (!(flags & STRIPES)) {
+		if (pin_pages(fd, ASHMEM_UNPIN, first, npages - first))
+			return -1;
+		return npages - first;
+	}
+	for (i = first; i + STRIPE_PAGES <= npages; i += 2 * STRIPE_PAGES) {
+		if (pin_pages(fd, ASHMEM_UNPIN, i, STRIPE_PAGES))
+			return -1;
+		unpinned += STRIPE_PAGES;
+	}
+	return unpinned;
+}
+
+static bool page_unpinned(size_t i, unsigned int flags)
+{
+	size_t first = PINNED_MB * MIB / pages(1);
+
+	if (i < first)
+		return false;
+	return !(flags & STRIPES) || (i - first) % (2 * STRIPE_PAGES) < STRIPE_PAGES;
+}
+
+/*
+ * Check every page once the area is pinned again.  Reading through the fd
+ * shows a hole as zeroes; touching it through the mapping would allocate
+ * a page for it, under the very pressure the run made.
+ */
+static int verify_area(int fd, size_t npages, unsigned int flags,
+		       struct report *r)
+{
+	char *page = malloc(pages(1));
+	size_t i;
+
+	if (!page)
+		return -1;
+	for (i = 0; i < npages; i++) {
+		bool intact;
+
+		if (pread(fd, page, pages(1), pages(i)) != (ssize_t)pages(1)) {
+			free(page);
+			return -1;
+		}
+		intact = all_bytes(page, fill_byte(i), pages(1));
+		if (!page_unpinned(i, flags)) {
+			r->pinned_lost += !intact;
+		} else if (!intact) {
+			if (all_bytes(page, 0, pages(1)))
+				r->zeroed++;
+			else
+				r->garbled++;
+		}
+	}
+	free(page);
+	return 0;
+}
+
+/*
+ * An owner: fills an area of @size bytes, unpins it, tells the parent,
+ * waits for the word; with SELF_PRESSURE it then allocates the target the
+ * parent sends, otherwise the target is 0.  Then it pins the area again,
+ * checks every page and reports.
+ */
+static void __noreturn owner_main(struct owner *o, size_t size,
+				  unsigned int flags)
+{
+	size_t npages = size / pages(1), target;
+	struct report r = { 0 };
+	char *p;
+	int fd;
+
+	if (((flags & IN_CGROUP) && cg_enter()) ||
+	    ((flags & ON_NODE) && bind_to_node(NUMA_NODE))) {
+		r.error = 1;
+		goto out;
+	}
+	fd = open(ASHMEM_DEV, O_RDWR | O_CLOEXEC);
+	p = fd < 0 ? MAP_FAILED : area_map(fd, size, PROT_RW, MAP_SHARED);
+	if (p == MAP_FAILED) {
+		r.error = 2;
+		goto out;
+	}
+	for (size_t i = 0; i < npages; i++)
+		memset(p + pages(i), fill_byte(i), pages(1));
+	r.unpinned = unpin_area(fd, npages, flags);
+	if (r.unpinned < 0) {
+		r.error = 3;
+		goto out;
+	}
+	if (!write_full(o->ready, "r", 1) ||
+	    !read_full(o->go, &target, sizeof(target))) {
+		r.error = 4;
+		goto out;
+	}
+	if (target && hog(target)) {
+		r.error = 5;
+		goto out;
+	}
+	r.purged = fdinfo_num(fd, "purged");
+	r.pin = pin_pages(fd, ASHMEM_PIN, 0, npages);
+	if (verify_area(fd, npages, flags, &r))
+		r.error = 6;
+out:
+	write_full(o->result, &r, sizeof(r));
+	_exit(0);
+}
+
+static int start_owner(struct owner *o, size_t size, unsigned int flags)
+{
+	int ready[2], go[2], result[2];
+
+	if (pipe(ready) || pipe(go) || pipe(result))
+		return -1;
+	fflush(NULL);
+	o->pid = fork();
+	if (o->pid < 0)
+		return -1;
+	if (o->pid == 0) {
+		close(ready[0]);
+		close(go[1]);
+		close(result[0]);
+		o->ready = ready[1];
+		o->go = go[0];
+		o->result = result[1];
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		owner_main(o, size, flags);
+	}
+	close(ready[1]);
+	close(go[0]);
+	close(result[1]);
+	o->ready = ready[0];
+	o->go = go[1];
+	o->result = result[0];
+	return 0;
+}
+
+static void close_owner(struct owner *o)
+{
+	close(o->ready);
+	close(o->go);
+	close(o->result);
+}
+
+/* A hog process: allocates @target bytes, exits 0 once it holds them. */
+static pid_t start_hog(size_t target, unsigned int flags)
+{
+	pid_t pid;
+
+	fflush(NULL);
+	pid = fork();
+	if (pid != 0)
+		return pid;
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (((flags & IN_CGROUP) && cg_enter()) ||
+	    ((flags & ON_NODE) && bind_to_node(NUMA_NODE)))
+		_exit(2);
+	_exit(hog(target) ? 1 : 0);
+}
+
+/* Bytes the pressure can still get without purging. */
+static size_t headroom(unsigned int flags)
+{
+	if (flags & IN_CGROUP)
+		return cg_num("memory.max") - cg_num("memory.current");
+	if (flags & ON_NODE)
+		return node_meminfo_kb(NUMA_NODE, "MemFree") * 1024;
+	return meminfo_kb("MemAvailable") * 1024;
+}
+
+/* What the pressure reaches: RAM, node 1 or the cgroup's limit. */
+static size_t reach(unsigned int flags)
+{
+	if (flags & IN_CGROUP)
+		return cg_num("memory.max");
+	if (flags & ON_NODE)
+		return node_meminfo_kb(NUMA_NODE, "MemTotal") * 1024;
+	return meminfo_kb("MemTotal") * 1024;
+}
+
+struct tally {
+	unsigned int runs, oom_runs, hog_failed, owner_failed, lost, garbled;
+	unsigned int pin_wrong, not_purged;
+	long long purged_min, purged_max;
+	double seconds;
+};
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* One run of a shape; adds what it saw to @t. */
+static void run_once(struct __test_metadata *_metadata, unsigned int flags,
+		     unsigned int nr_owners, struct tally *t)
+{
+	size_t area = page_align(reach(flags) / 4 / nr_owners), target;
+	struct owner owners[MAX_OWNERS];
+	long long oom_before, purged = 0;
+	double start = now();
+	unsigned int i;
+	pid_t hog_pid = 0;
+	int status;
+
+	oom_before = vm_event("oom_kill");
+	ASSERT_LE(0, oom_before);
+	for (i = 0; i < nr_owners; i++)
+		ASSERT_EQ(0, start_owner(&owners[i], area, flags));
+	for (i = 0; i < nr_owners; i++) {
+		char c;
+
+		ASSERT_TRUE(read_full(owners[i].ready, &c, 1))
+			TH_LOG("owner %u died while setting up", i);
+	}
+
+	/* Half of what is unpinned must be purged to reach the target. */
+	target = headroom(flags) + area * nr_owners / 2 -
+		 nr_owners * PINNED_MB * MIB / 2;
+	if (flags & STRIPES)
+		target = headroom(flags) + (area - PINNED_MB * MIB) / 4;
+
+	if (flags & SELF_PRESSURE) {
+		ASSERT_TRUE(write_full(owners[0].go, &target, sizeof(target)));
+	} else {
+		size_t zero = 0;
+
+		hog_pid = start_hog(target, flags);
+		ASSERT_LT(0, hog_pid);
+		status = wait_child(hog_pid);
+		if (status)
+			t->hog_failed++;
+		for (i = 0; i < nr_owners; i++)
+			ASSERT_TRUE(write_full(owners[i].go, &zero, sizeof(zero)));
+	}
+
+	for (i = 0; i < nr_owners; i++) {
+		struct report r;
+		bool got = read_full(owners[i].result, &r, sizeof(r));
+
+		status = wait_child(owners[i].pid);
+		close_owner(&owners[i]);
+		if (!got || status || r.error) {
+			t->owner_failed++;
+			TH_LOG("run %u owner %u: status %d, step %d", t->runs, i,
+			       status, got ? r.error : -1);
+			continue;
+		}
+		t->lost += r.pinned_lost;
+		t->garbled += r.garbled;
+		if (r.pin != (r.purged > 0 ? ASHMEM_WAS_PURGED : ASHMEM_NOT_PURGED) ||
+		    (long long)r.zeroed < r.purged)
+			t->pin_wrong++;
+		purged += r.purged;
+	}
+	if (vm_event("oom_kill") != oom_before)
+		t->oom_runs++;
+	if (!purged)
+		t->not_purged++;
+	if (!t->runs || purged < t->purged_min)
+		t->purged_min = purged;
+	if (purged > t->purged_max)
+		t->purged_max = purged;
+	t->seconds += now() - start;
+	t->runs++;
+}
+
+FIXTURE(reclaim) {
+	int dummy;
+};
+
+FIXTURE_VARIANT(reclaim) {
+	unsigned int flags;
+	unsigned int owners;
+};
+
+FIXTURE_VARIANT_ADD(reclaim, big_range_owner_pressure) {
+	.flags = SELF_PRESSURE,
+	.owners = 1,
+};
+
+FIXTURE_VARIANT_ADD(reclaim, big_range_other_pressure) {
+	.flags = 0,
+	.owners = 1,
+};
+
+FIXTURE_VARIANT_ADD(reclaim, small_ranges) {
+	.flags = STRIPES,
+	.owners = 1,
+};
+
+FIXTURE_VARIANT_ADD(reclaim, several_processes) {
+	.flags = 0,
+	.owners = MAX_OWNERS,
+};
+
+FIXTURE_VARIANT_ADD(reclaim, cgroup_limit) {
+	.flags = IN_CGROUP,
+	.owners = 1,
+};
+
+FIXTURE_VARIANT_ADD(reclaim, numa_node1) {
+	.flags = ON_NODE,
+	.owners = 1,
+};
+
+FIXTURE_SETUP(reclaim)
+{
+	char buf[4096];
+	int fd = open(ASHMEM_DEV, O_RDWR | O_CLOEXEC);
+
+	if (fd < 0)
+		SKIP(return, "%s: %s", ASHMEM_DEV, strerror(errno));
+	close(fd);
+	/* One header line, then one line per swap area. */
+	if (!read_small("/proc/swaps", buf, sizeof(buf)) && strchr(buf, '\n') &&
+	    strchr(buf, '\n')[1])
+		SKIP(return, "swap is on: reclaim may swap instead of purging");
+	if ((variant->flags & ON_NODE) &&
+	    node_meminfo_kb(NUMA_NODE, "MemTotal") <= 0)
+		SKIP(return, "needs memory on NUMA node %d", NUMA_NODE);
+	if (variant->flags & IN_CGROUP) {
+		char limit[32];
+
+		if (!cgroup2_memory())
+			SKIP(return, "needs cgroup2 with the memory controller");
+		rmdir(CG_RECLAIM);
+		ASSERT_EQ(0, mkdir(CG_RECLAIM, 0755));
+		/* A quarter of RAM: the cgroup, not the machine, runs short. */
+		snprintf(limit, sizeof(limit), "%ld",
+			 meminfo_kb("MemTotal") * 1024 / 4);
+		ASSERT_EQ(0, write_str(CG_RECLAIM "/memory.max", limit));
+	}
+}
+
+FIXTURE_TEARDOWN(reclaim)
+{
+	if (variant->flags & IN_CGROUP)
+		rmdir(CG_RECLAIM);
+}
+
+TEST_F_TIMEOUT(reclaim, purge_beats_oom_killer, 7200)
+{
+	const char *env = getenv("ASHMEM_RECLAIM_RUNS");
+	unsigned int runs = env ? strtoul(env, NULL, 10) : 2, i;
+	struct tally t = { 0 };
+
+	for (i = 0; i < runs; i++)
+		run_once(_metadata, variant->flags, variant->owners, &t);
+
+	ksft_print_msg("%s: %u runs, %u with an OOM kill, %u hog failures, %u owner failures\n",
+		       _metadata->name, t.runs, t.oom_runs, t.hog_failed,
+		       t.owner_failed);
+	ksft_print_msg("%s: purged %lld-%lld pages a run, %.1f s a run\n",
+		       _metadata->name, t.purged_min, t.purged_max,
+		       t.runs ? t.seconds / t.runs : 0);
+	EXPECT_EQ(0, t.oom_runs) TH_LOG("OOM kills while unpinned ashmem was resident");
+	EXPECT_EQ(0, t.hog_failed) TH_LOG("the memory pressure did not get its memory");
+	EXPECT_EQ(0, t.owner_failed);
+	EXPECT_EQ(0, t.lost) TH_LOG("pinned pages lost their data");
+	EXPECT_EQ(0, t.garbled) TH_LOG("unpinned pages neither intact nor zero");
+	EXPECT_EQ(0, t.pin_wrong) TH_LOG("PIN's answer does not match the purge");
+	EXPECT_EQ(0, t.not_purged) TH_LOG("a run purged nothing");
+}
+
+TEST_HARNESS_MAIN
