@@ -43,7 +43,8 @@ RUN_KERNEL_ARGS ?= quiet
 export VM_MEM VM_SMP VM_TIMEOUT SUITE_TIMEOUT
 
 .PHONY: help deps prepare kernel selftests samples guest-bin kunit kunit-results \
-	vmtest vmtest-results stress-results debug-results check check-fast run \
+	vmtest vmtest-results stress-results numa-results soak soak-results debug-results \
+	check check-fast run \
 	bench patches series series-results lint lint-results docs docs-results \
 	clean distclean
 
@@ -61,6 +62,7 @@ help:
 	@echo "make samples    build the demo programs in samples/ashmem"
 	@echo "make kunit      KUnit only (UML, $(B)/kunit)"
 	@echo "make vmtest     the VM part of check only (kselftests, demo)"
+	@echo "make soak       the reclaim matrix (ashmem_reclaim), SOAK_RUNS=$(SOAK_RUNS) runs of every shape"
 	@echo "make bench      run ashmem_bench (64-bit) in the VM, instruction then wall clock; BENCH_ARGS=\"--quick\""
 	@echo "make patches    write the series (git format-patch, cover letter) to $(B)/patches"
 	@echo "make series     git am the series onto pristine 6.12: applies, is the tested tree, builds"
@@ -136,6 +138,37 @@ stress-results: selftests
 		$(B)/selftests/$(KERNEL)-64/install=/selftests/64 \
 		$(B)/selftests/$(KERNEL)-32/install=/selftests/32
 
+# The NUMA lane: the same kernel on two memory nodes (VM_NUMA=2), for
+# reclaim when the pressure is on one node: ashmem_reclaim (whose node 1
+# shape needs a second node) and ashmem_memcg, 64-bit and 32-bit.
+numa-results: selftests
+	@for b in 64 32; do for p in ashmem_reclaim ashmem_memcg; do \
+		echo "tap $$p-$$b /selftests/$$b/ashmem ./$$p"; done; done >$(B)/numa-$(KERNEL).suites
+	VM_NUMA=2 bash scripts/vm.sh $(BZIMAGE) numa-$(KERNEL) $(B)/numa-$(KERNEL).suites \
+		$(B)/selftests/$(KERNEL)-64/install=/selftests/64 \
+		$(B)/selftests/$(KERNEL)-32/install=/selftests/32
+
+# The reclaim soak: every shape of ashmem_reclaim SOAK_RUNS times, 64-bit
+# and 32-bit; the shapes on one node, then the node 1 shape on two.
+SOAK_RUNS ?= 100
+soak-results: selftests
+	@for b in 64 32; do echo "tap reclaim-$$b /selftests/$$b/ashmem env ASHMEM_RECLAIM_RUNS=$(SOAK_RUNS) ./ashmem_reclaim -V numa_node1"; \
+		done >$(B)/soak-$(KERNEL).suites
+	@for b in 64 32; do echo "tap reclaim-numa-$$b /selftests/$$b/ashmem env ASHMEM_RECLAIM_RUNS=$(SOAK_RUNS) ./ashmem_reclaim -v numa_node1"; \
+		done >$(B)/soak-numa-$(KERNEL).suites
+	SUITE_TIMEOUT=$$(( $(SOAK_RUNS) * 60 )) VM_TIMEOUT=$$(( $(SOAK_RUNS) * 130 )) \
+		bash scripts/vm.sh $(BZIMAGE) soak-$(KERNEL) $(B)/soak-$(KERNEL).suites \
+		$(B)/selftests/$(KERNEL)-64/install=/selftests/64 \
+		$(B)/selftests/$(KERNEL)-32/install=/selftests/32
+	SUITE_TIMEOUT=$$(( $(SOAK_RUNS) * 15 )) VM_TIMEOUT=$$(( $(SOAK_RUNS) * 35 )) VM_NUMA=2 \
+		bash scripts/vm.sh $(BZIMAGE) soak-numa-$(KERNEL) $(B)/soak-numa-$(KERNEL).suites \
+		$(B)/selftests/$(KERNEL)-64/install=/selftests/64 \
+		$(B)/selftests/$(KERNEL)-32/install=/selftests/32
+
+soak:
+	-@$(MAKE) soak-results
+	@python3 scripts/results.py summary $(RES)/soak-$(KERNEL).json $(RES)/soak-numa-$(KERNEL).json
+
 # The debug lane: KASAN, lockdep, KFENCE, kmemleak... (configs/debug.config),
 # with ashmem as a module.  The module is loaded first; then every selftest,
 # the fuzzer and the stress program; then unloading is refused while an area
@@ -193,12 +226,14 @@ series lint docs:
 # Every step runs even if an earlier one failed; a step that could not
 # finish leaves no result file, which the summary counts as a failure.
 CHECK_FAST := $(RES)/kunit.json $(RES)/vmtest-$(KERNEL).json $(RES)/stress-$(KERNEL).json \
+	$(RES)/numa-$(KERNEL).json \
 	$(RES)/series.json $(RES)/lint.json $(RES)/docs.json
 check-fast:
 	@rm -f $(CHECK_FAST)
 	-@$(MAKE) kunit-results
 	-@$(MAKE) vmtest-results
 	-@$(MAKE) stress-results
+	-@$(MAKE) numa-results
 	-@$(MAKE) series-results
 	-@$(MAKE) lint-results
 	-@$(MAKE) docs-results
@@ -209,6 +244,7 @@ check:
 	-@$(MAKE) kunit-results
 	-@$(MAKE) vmtest-results
 	-@$(MAKE) stress-results
+	-@$(MAKE) numa-results
 	-@$(MAKE) series-results
 	-@$(MAKE) lint-results
 	-@$(MAKE) docs-results

@@ -6,7 +6,9 @@
 # Env: VM_MEM (512M), VM_SMP (2), VM_TIMEOUT (seconds, 1800), SUITE_TIMEOUT
 # (seconds per guest program, 900), VM_CLOCK (wall: the vCPUs run in parallel
 # threads; insn: one thread, and the guest clock counts instructions, one per
-# nanosecond: -icount shift=0).  Exit status: qemu's, 124 on timeout.
+# nanosecond: -icount shift=0), VM_NUMA (memory nodes, default 1: with 2, the
+# memory is split evenly and vCPU n belongs to node n % 2).  Exit status:
+# qemu's, 124 on timeout.
 set -euo pipefail
 
 kernel=$1 initrd=$2 log=$3; shift 3
@@ -24,11 +26,24 @@ insn)	accel=(-accel tcg,thread=single -icount shift=0) ;;
 *)	echo "vm-run: VM_CLOCK must be wall or insn" >&2; exit 2 ;;
 esac
 
-echo "vm-run: qemu ${VM_SMP:-2} vCPUs ${VM_MEM:-512M} (TCG, ${VM_CLOCK:-wall} clock), timeout ${VM_TIMEOUT:-1800}s; log: $log.console"
+numa=()
+nodes=${VM_NUMA:-1}
+if [ "$nodes" -gt 1 ]; then
+	mem=${VM_MEM:-512M}
+	mb=$(( $(numfmt --from=iec "$mem") / 1048576 / nodes ))
+	for ((n = 0; n < nodes; n++)); do
+		cpus=()
+		for ((c = n; c < ${VM_SMP:-2}; c += nodes)); do cpus+=(cpus=$c); done
+		numa+=(-object "memory-backend-ram,id=mem$n,size=${mb}M"
+		       -numa "node,nodeid=$n,memdev=mem$n${cpus:+,$(IFS=,; echo "${cpus[*]}")}")
+	done
+fi
+
+echo "vm-run: qemu ${VM_SMP:-2} vCPUs ${VM_MEM:-512M} in $nodes node(s) (TCG, ${VM_CLOCK:-wall} clock), timeout ${VM_TIMEOUT:-1800}s; log: $log.console"
 set +e
 timeout -k 10 "${VM_TIMEOUT:-1800}" \
 	qemu-system-x86_64 -nodefaults -display none -no-reboot \
-		"${accel[@]}" -cpu max -smp "${VM_SMP:-2}" -m "${VM_MEM:-512M}" \
+		"${accel[@]}" -cpu max -smp "${VM_SMP:-2}" -m "${VM_MEM:-512M}" "${numa[@]}" \
 		-kernel "$kernel" -initrd "$initrd" -append "$cmdline" \
 		-serial stdio -serial file:"$log.results" </dev/null |
 	tee "$log.console"
