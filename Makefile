@@ -67,9 +67,12 @@ help:
 	@echo "make lint       checkpatch on every patch, kernel-doc, sparse W=1, =y/=m/=n builds,"
 	@echo "                the uapi header test and headers_install"
 	@echo "make docs       build the userspace API docs with Sphinx; no warning from ashmem's"
+	@echo "make dkms-deb   build the DKMS package $(B)/dkms/ashmem-dkms_VERSION_all.deb"
 	@echo "make clean      remove build outputs, keep the kernel tree and ccache"
 	@echo "make distclean  remove $(B)/ entirely"
 	@echo "Variables: KERNEL VM_MEM VM_SMP VM_TIMEOUT SUITE_TIMEOUT JOBS DEMO BENCH_ARGS"
+
+include dkms/distro.mk
 
 deps:
 	@bash scripts/deps.sh
