@@ -68,9 +68,12 @@ help:
 	@echo "                the uapi header test and headers_install"
 	@echo "make docs       build the userspace API docs with Sphinx; no warning from ashmem's"
 	@echo "make dkms-deb   build the DKMS package $(B)/dkms/ashmem-dkms_VERSION_all.deb"
+	@echo "make check-distro  install Debian's $(DISTRO) kernel, its headers and the package,"
+	@echo "                boot that kernel with the module: selftests, demo, fuzzer, stress"
+	@echo "make run-distro the demo on Debian's kernel with the DKMS module (DISTRO=6.12|6.1)"
 	@echo "make clean      remove build outputs, keep the kernel tree and ccache"
 	@echo "make distclean  remove $(B)/ entirely"
-	@echo "Variables: KERNEL VM_MEM VM_SMP VM_TIMEOUT SUITE_TIMEOUT JOBS DEMO BENCH_ARGS"
+	@echo "Variables: KERNEL VM_MEM VM_SMP VM_TIMEOUT SUITE_TIMEOUT JOBS DEMO BENCH_ARGS DISTRO DISTRO_KVER"
 
 include dkms/distro.mk
 

@@ -6,7 +6,8 @@
 # Env: VM_MEM (512M), VM_SMP (2), VM_TIMEOUT (seconds, 1800), SUITE_TIMEOUT
 # (seconds per guest program, 900), VM_CLOCK (wall: the vCPUs run in parallel
 # threads; insn: one thread, and the guest clock counts instructions, one per
-# nanosecond: -icount shift=0).  Exit status: qemu's, 124 on timeout.
+# nanosecond: -icount shift=0), VM_QEMU_ARGS (more qemu options, split on
+# blanks, e.g. -numa).  Exit status: qemu's, 124 on timeout.
 set -euo pipefail
 
 kernel=$1 initrd=$2 log=$3; shift 3
@@ -30,7 +31,7 @@ timeout -k 10 "${VM_TIMEOUT:-1800}" \
 	qemu-system-x86_64 -nodefaults -display none -no-reboot \
 		"${accel[@]}" -cpu max -smp "${VM_SMP:-2}" -m "${VM_MEM:-512M}" \
 		-kernel "$kernel" -initrd "$initrd" -append "$cmdline" \
-		-serial stdio -serial file:"$log.results" </dev/null |
+		-serial stdio -serial file:"$log.results" ${VM_QEMU_ARGS:-} </dev/null |
 	tee "$log.console"
 rc=${PIPESTATUS[0]}
 set -e
