@@ -1,18 +1,20 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * ashmem_compat.h: stand-ins for what mm/ashmem.c needs from mm and a stock
- * kernel does not export, for the out-of-tree (DKMS) build of the same
- * ashmem.c.  Kbuild force-includes this file (-include) ahead of ashmem.c.
+ * kernel lacks, for the out-of-tree (DKMS) build of the same ashmem.c.
+ * Kbuild force-includes this file (-include) ahead of ashmem.c.
  *
  * ashmem's patch series adds a few small helpers to mm.  For each one,
- * Kbuild looks its name up in the Module.symvers of the kernel it builds
- * against and defines ASHMEM_HAVE_<NAME> if it is exported there (a kernel
- * with the series applied).  Otherwise the fallback below takes over the
- * name with a macro, so that ashmem.c calls it unchanged.  Each fallback
- * says what it costs compared with the helper it replaces.
+ * Kbuild defines ASHMEM_HAVE_<NAME> if the kernel it builds against has it
+ * (a kernel with the series applied): an exported function in the kernel's
+ * Module.symvers, a static inline one in its header.  Otherwise the
+ * fallback below takes over the name with a macro, so that ashmem.c calls
+ * it unchanged.  Each fallback says what it costs compared with the helper
+ * it replaces.
  *
- * Adding one: its name to ASHMEM_COMPAT_SYMS in Kbuild, and here the kernel
- * header that declares it, the fallback and the #define.
+ * Adding one: its name to ASHMEM_COMPAT_SYMS (exported) or
+ * ASHMEM_COMPAT_INLINES (HEADER:NAME) in Kbuild, and here the kernel header
+ * that would declare it, the fallback and the #define.
  */
 #ifndef _ASHMEM_COMPAT_H
 #define _ASHMEM_COMPAT_H
