@@ -51,9 +51,10 @@ help:
 	@echo "make run        boot the kernel and run the ashmem demo (samples/ashmem)"
 	@echo "make check      KUnit, then in the VM: kselftests (64-bit, 32-bit), the demo, the"
 	@echo "                fuzzer, the stress program (256M), and all of it again on the"
-	@echo "                debug kernel (KASAN, lockdep, kmemleak); ends with"
-	@echo "                'N passed, N failed, N skipped', non-zero exit on any problem"
-	@echo "make check-fast the same without the debug kernel"
+	@echo "                debug kernel (KASAN, lockdep, kmemleak) and on Debian's kernel with"
+	@echo "                the DKMS module; ends with 'N passed, N failed, N skipped',"
+	@echo "                non-zero exit on any problem"
+	@echo "make check-fast the same without the debug kernel and Debian's"
 	@echo "make deps       install missing Debian packages (apt-get, as root or via sudo)"
 	@echo "make prepare    extract linux-source-6.12 into $(KSRC), overlay the repo, patch"
 	@echo "make kernel     build $(BZIMAGE) (KERNEL=$(KERNEL))"
@@ -211,7 +212,7 @@ check-fast:
 	@python3 scripts/results.py summary $(CHECK_FAST)
 
 check:
-	@rm -f $(CHECK_FAST) $(RES)/vmtest-debug.json
+	@rm -f $(CHECK_FAST) $(RES)/vmtest-debug.json $(RES)/distro-$(DISTRO).json
 	-@$(MAKE) kunit-results
 	-@$(MAKE) vmtest-results
 	-@$(MAKE) stress-results
@@ -219,7 +220,9 @@ check:
 	-@$(MAKE) lint-results
 	-@$(MAKE) docs-results
 	-@$(MAKE) debug-results
-	@python3 scripts/results.py summary $(CHECK_FAST) $(RES)/vmtest-debug.json
+	-@$(MAKE) distro-results
+	@python3 scripts/results.py summary $(CHECK_FAST) $(RES)/vmtest-debug.json \
+		$(RES)/distro-$(DISTRO).json
 
 run: samples
 	@echo "plain $(DEMO) /samples ./$(DEMO)" >$(B)/run.suites
