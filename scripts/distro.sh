@@ -39,7 +39,7 @@ kver() {	# SERIES
 # Debian's kernel and headers, the package installed, the module built for
 # KVER: leaves the module in OUT/ashmem.ko.
 setup() {	# KVER DEBDIR OUT
-	local kver=$1 out=$3 debs deb name version ko
+	local kver=$1 out=$3 debs deb name version ko vermagic
 	debs=("$2"/ashmem-dkms_*_all.deb)
 	[ ${#debs[@]} = 1 ] && [ -f "${debs[0]}" ] || {
 		echo "distro: not one ashmem-dkms package in $2: ${debs[*]}" >&2; return 1; }
@@ -63,7 +63,12 @@ setup() {	# KVER DEBDIR OUT
 	/lib/modules/"$kver"/updates/dkms/*) ;;
 	*)	echo "distro: modinfo -k $kver finds $ko, not DKMS's module" >&2; return 1 ;;
 	esac
-	echo "distro: $ko: vermagic $(modinfo -F vermagic "$ko")"
+	vermagic=$(modinfo -F vermagic "$ko")
+	echo "distro: $ko: vermagic $vermagic"
+	case "$vermagic " in	# built for KVER, with the CRCs insmod checks
+	"$kver "*" modversions "*) ;;
+	*)	echo "distro: $ko is not built for $kver with modversions" >&2; return 1 ;;
+	esac
 	rm -rf "$out" && mkdir -p "$out"
 	case $ko in		# the kernel checks the module itself, not the file
 	*.xz)	xz -dc "$ko" ;;
