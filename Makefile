@@ -52,9 +52,10 @@ help:
 	@echo "make run        boot the kernel and run the ashmem demo (samples/ashmem)"
 	@echo "make check      KUnit, then in the VM: kselftests (64-bit, 32-bit), the demo, the"
 	@echo "                fuzzer, the stress program (256M), and all of it again on the"
-	@echo "                debug kernel (KASAN, lockdep, kmemleak); ends with"
-	@echo "                'N passed, N failed, N skipped', non-zero exit on any problem"
-	@echo "make check-fast the same without the debug kernel"
+	@echo "                debug kernel (KASAN, lockdep, kmemleak) and on Debian's kernel with"
+	@echo "                the DKMS module; ends with 'N passed, N failed, N skipped',"
+	@echo "                non-zero exit on any problem"
+	@echo "make check-fast the same without the debug kernel and Debian's"
 	@echo "make deps       install missing Debian packages (apt-get, as root or via sudo)"
 	@echo "make prepare    extract linux-source-6.12 into $(KSRC), overlay the repo, patch"
 	@echo "make kernel     build $(BZIMAGE) (KERNEL=$(KERNEL))"
@@ -69,9 +70,15 @@ help:
 	@echo "make lint       checkpatch on every patch, kernel-doc, sparse W=1, =y/=m/=n builds,"
 	@echo "                the uapi header test and headers_install"
 	@echo "make docs       build the userspace API docs with Sphinx; no warning from ashmem's"
+	@echo "make dkms-deb   build the DKMS package $(B)/dkms/ashmem-dkms_VERSION_all.deb"
+	@echo "make check-distro  install Debian's $(DISTRO) kernel, its headers and the package,"
+	@echo "                boot that kernel with the module: selftests, demo, fuzzer, stress"
+	@echo "make run-distro the demo on Debian's kernel with the DKMS module (DISTRO=6.12|6.1)"
 	@echo "make clean      remove build outputs, keep the kernel tree and ccache"
 	@echo "make distclean  remove $(B)/ entirely"
-	@echo "Variables: KERNEL VM_MEM VM_SMP VM_TIMEOUT SUITE_TIMEOUT JOBS DEMO BENCH_ARGS"
+	@echo "Variables: KERNEL VM_MEM VM_SMP VM_TIMEOUT SUITE_TIMEOUT JOBS DEMO BENCH_ARGS DISTRO DISTRO_KVER"
+
+include dkms/distro.mk
 
 deps:
 	@bash scripts/deps.sh
@@ -240,7 +247,7 @@ check-fast:
 	@python3 scripts/results.py summary $(CHECK_FAST)
 
 check:
-	@rm -f $(CHECK_FAST) $(RES)/vmtest-debug.json
+	@rm -f $(CHECK_FAST) $(RES)/vmtest-debug.json $(RES)/distro-$(DISTRO).json
 	-@$(MAKE) kunit-results
 	-@$(MAKE) vmtest-results
 	-@$(MAKE) stress-results
@@ -249,7 +256,9 @@ check:
 	-@$(MAKE) lint-results
 	-@$(MAKE) docs-results
 	-@$(MAKE) debug-results
-	@python3 scripts/results.py summary $(CHECK_FAST) $(RES)/vmtest-debug.json
+	-@$(MAKE) distro-results
+	@python3 scripts/results.py summary $(CHECK_FAST) $(RES)/vmtest-debug.json \
+		$(RES)/distro-$(DISTRO).json
 
 run: samples
 	@echo "plain $(DEMO) /samples ./$(DEMO)" >$(B)/run.suites

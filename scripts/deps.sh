@@ -1,5 +1,7 @@
 #!/bin/bash
 # Install the Debian 12 packages the build and the VM need, if any is missing.
+#
+# usage: deps.sh [PACKAGE...]   (more packages, e.g. for the distro lane)
 set -euo pipefail
 
 packages=(
@@ -7,6 +9,7 @@ packages=(
 	libelf-dev libssl-dev patch xz-utils rsync cpio git python3
 	busybox-static qemu-system-x86 linux-source-6.12 sparse
 	python3-sphinx
+	"$@"
 )
 
 missing=()

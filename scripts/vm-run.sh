@@ -6,9 +6,10 @@
 # Env: VM_MEM (512M), VM_SMP (2), VM_TIMEOUT (seconds, 1800), SUITE_TIMEOUT
 # (seconds per guest program, 900), VM_CLOCK (wall: the vCPUs run in parallel
 # threads; insn: one thread, and the guest clock counts instructions, one per
-# nanosecond: -icount shift=0), VM_NUMA (memory nodes, default 1: with 2, the
-# memory is split evenly and vCPU n belongs to node n % 2).  Exit status:
-# qemu's, 124 on timeout.
+# nanosecond: -icount shift=0), VM_NUMA (memory nodes, default 1; more
+# split the memory and the vCPUs evenly, each node a socket of its own: a
+# cache shared across nodes makes the kernel warn).  Exit status: qemu's,
+# 124 on timeout.
 set -euo pipefail
 
 kernel=$1 initrd=$2 log=$3; shift 3
@@ -26,16 +27,17 @@ insn)	accel=(-accel tcg,thread=single -icount shift=0) ;;
 *)	echo "vm-run: VM_CLOCK must be wall or insn" >&2; exit 2 ;;
 esac
 
-numa=()
+smp=(-smp "${VM_SMP:-2}")
 nodes=${VM_NUMA:-1}
 if [ "$nodes" -gt 1 ]; then
-	mem=${VM_MEM:-512M}
-	mb=$(( $(numfmt --from=iec "$mem") / 1048576 / nodes ))
+	per=$(( ${VM_SMP:-2} / nodes ))
+	mb=$(( $(numfmt --from=iec "${VM_MEM:-512M}") / 1048576 / nodes ))
+	[ "$per" -ge 1 ] && [ $(( per * nodes )) = "${VM_SMP:-2}" ] || {
+		echo "vm-run: VM_SMP must be a multiple of VM_NUMA" >&2; exit 2; }
+	smp=(-smp "${VM_SMP:-2},sockets=$nodes,cores=$per,threads=1")
 	for ((n = 0; n < nodes; n++)); do
-		cpus=()
-		for ((c = n; c < ${VM_SMP:-2}; c += nodes)); do cpus+=(cpus=$c); done
-		numa+=(-object "memory-backend-ram,id=mem$n,size=${mb}M"
-		       -numa "node,nodeid=$n,memdev=mem$n${cpus:+,$(IFS=,; echo "${cpus[*]}")}")
+		smp+=(-object "memory-backend-ram,id=mem$n,size=${mb}M"
+		      -numa "node,nodeid=$n,memdev=mem$n,cpus=$((n * per))-$((n * per + per - 1))")
 	done
 fi
 
@@ -43,7 +45,7 @@ echo "vm-run: qemu ${VM_SMP:-2} vCPUs ${VM_MEM:-512M} in $nodes node(s) (TCG, ${
 set +e
 timeout -k 10 "${VM_TIMEOUT:-1800}" \
 	qemu-system-x86_64 -nodefaults -display none -no-reboot \
-		"${accel[@]}" -cpu max -smp "${VM_SMP:-2}" -m "${VM_MEM:-512M}" "${numa[@]}" \
+		"${accel[@]}" -cpu max "${smp[@]}" -m "${VM_MEM:-512M}" \
 		-kernel "$kernel" -initrd "$initrd" -append "$cmdline" \
 		-serial stdio -serial file:"$log.results" </dev/null |
 	tee "$log.console"

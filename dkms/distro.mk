@@ -1,0 +1,31 @@
+# ashmem on Debian's own kernels, included by the Makefile: the DKMS package
+# (scripts/dkms-deb.sh) and the distro lane (scripts/distro.sh).
+#
+# DISTRO is the kernel series, 6.12 or 6.1; DISTRO_KVER the release, by
+# default the newest Debian 12 cloud kernel of the series that apt knows.
+DISTRO       ?= 6.12
+DISTRO_KVER  ?= $(shell bash scripts/distro.sh kver $(DISTRO))
+DKMS_DEB_DIR := $(B)/dkms
+
+.PHONY: dkms-deb distro-results check-distro run-distro clean-distro
+
+dkms-deb:
+	@bash scripts/dkms-deb.sh . $(DKMS_DEB_DIR)
+
+# One boot of Debian's kernel: load the module DKMS built, every selftest
+# program 64-bit and 32-bit, the demo, the fuzzer, the stress program, then
+# unload, reload and ashmem_test again.
+distro-results: dkms-deb selftests samples guest-bin
+	bash scripts/distro.sh check $(DISTRO_KVER) $(DKMS_DEB_DIR) distro-$(DISTRO)
+
+check-distro:
+	-@$(MAKE) distro-results
+	@python3 scripts/results.py summary $(RES)/distro-$(DISTRO).json
+
+run-distro: dkms-deb samples
+	bash scripts/distro.sh run $(DISTRO_KVER) $(DKMS_DEB_DIR)
+	@python3 scripts/results.py summary $(RES)/run-distro.json
+
+clean: clean-distro
+clean-distro:
+	rm -rf $(DKMS_DEB_DIR) $(B)/distro $(B)/distro-*.suites $(B)/run-distro.suites
