@@ -509,7 +509,8 @@ static bool ashmem_folio_charged_to(struct folio *folio,
 	struct mem_cgroup *owner;
 	bool ret;
 
-	if (!memcg || mem_cgroup_is_root(memcg))
+	/* The root cgroup, which a module cannot name: all memory counts. */
+	if (!memcg || !parent_mem_cgroup(memcg))
 		return true;
 	rcu_read_lock();
 	owner = folio_memcg(folio);
@@ -609,10 +610,42 @@ static void ashmem_range_merge_purged(struct ashmem_range *range)
 }
 
 /*
- * Purge the first pages of @range, a resident range, as many as @purge
- * still wants and at most ASHMEM_PURGE_BATCH.  They leave @range for the
- * purged range in front of it, or a new one; the rest of @range keeps its
- * place on the LRU.  Returns the pages purged.
+ * The last page of the batch that starts at @first and ends at @last at
+ * the latest: the one that makes @want resident pages.  Holes cost nothing
+ * to purge, so a sparse range goes in as few batches as a dense one.
+ */
+static pgoff_t ashmem_batch_end(struct address_space *mapping, pgoff_t first,
+				pgoff_t last, unsigned long want)
+{
+	struct folio_batch fbatch;
+	pgoff_t index = first, end = last;
+	unsigned long nr = 0;
+	unsigned int i;
+	bool done = false;
+
+	folio_batch_init(&fbatch);
+	while (!done && filemap_get_folios(mapping, &index, last, &fbatch)) {
+		for (i = 0; i < folio_batch_count(&fbatch); i++) {
+			struct folio *folio = fbatch.folios[i];
+
+			nr += folio_next_index(folio) - max(folio->index, first);
+			if (nr >= want) {
+				end = min(folio_next_index(folio) - 1, last);
+				done = true;
+				break;
+			}
+		}
+		folio_batch_release(&fbatch);
+	}
+	return end;
+}
+
+/*
+ * Purge the first pages of @range, a resident range: up to as many
+ * resident pages as @purge still wants, at most ASHMEM_PURGE_BATCH.  They
+ * leave @range for the purged range in front of it, or a new one; the rest
+ * of @range keeps its place on the LRU.  Returns the pages purged, holes
+ * included.
  *
  * Context: list_lru walk with the lru lock dropped, @range's area locked.
  */
@@ -628,14 +661,14 @@ static unsigned long ashmem_purge_batch(struct ashmem_range *range,
 	unsigned long freed;
 
 	lockdep_assert_held(&asma->lock);
-	if (want < ashmem_range_pages(range)) {
-		last = first + want - 1;
-		if (!prev || !prev->purged || prev->last + 1 != first) {
-			/* In reclaim: no waiting, no charge, reserves allowed. */
-			head = ashmem_range_alloc(asma, GFP_NOWAIT | __GFP_NOWARN);
-			if (!head)
-				last = range->last;
-		}
+	if (want < ashmem_range_pages(range))
+		last = ashmem_batch_end(asma->file->f_mapping, first, last, want);
+	if (last < range->last &&
+	    (!prev || !prev->purged || prev->last + 1 != first)) {
+		/* In reclaim: no waiting, no charge, reserves allowed. */
+		head = ashmem_range_alloc(asma, GFP_NOWAIT | __GFP_NOWARN);
+		if (!head)
+			last = range->last;
 	}
 
 	freed = ashmem_punch(asma, first, last, purge);

@@ -45,6 +45,23 @@ static struct ashmem_area *ashmem_test_area(struct kunit *test, pgoff_t pages)
 	return asma;
 }
 
+/* An area whose @pages pages are all in memory. */
+static struct ashmem_area *ashmem_test_area_resident(struct kunit *test,
+						     pgoff_t pages)
+{
+	struct ashmem_area *asma = ashmem_test_area(test, pages);
+	pgoff_t index;
+
+	for (index = 0; index < pages; index++) {
+		struct folio *folio = shmem_read_folio(asma->file->f_mapping,
+						       index);
+
+		KUNIT_ASSERT_FALSE(test, IS_ERR(folio));
+		folio_put(folio);
+	}
+	return asma;
+}
+
 static int ashmem_test_pin(struct ashmem_area *asma, pgoff_t first,
 			   pgoff_t last)
 {
@@ -345,8 +362,10 @@ static void ashmem_pages_counted(struct kunit *test)
  */
 static void ashmem_purge_least_recently_unpinned(struct kunit *test)
 {
-	struct ashmem_area *a = ashmem_test_area(test, ASHMEM_TEST_PAGES);
-	struct ashmem_area *b = ashmem_test_area(test, ASHMEM_TEST_PAGES);
+	struct ashmem_area *a = ashmem_test_area_resident(test,
+							  ASHMEM_TEST_PAGES);
+	struct ashmem_area *b = ashmem_test_area_resident(test,
+							  ASHMEM_TEST_PAGES);
 
 	KUNIT_ASSERT_EQ(test, ashmem_test_unpin(a, 0, 1), 0);
 	KUNIT_ASSERT_EQ(test, ashmem_test_unpin(b, 4, 7), 0);
@@ -447,16 +466,8 @@ static void ashmem_release_drops_ranges(struct kunit *test)
 static struct ashmem_area *ashmem_test_area_unpinned(struct kunit *test,
 						     pgoff_t pages)
 {
-	struct ashmem_area *asma = ashmem_test_area(test, pages);
-	struct address_space *mapping = asma->file->f_mapping;
-	pgoff_t index;
+	struct ashmem_area *asma = ashmem_test_area_resident(test, pages);
 
-	for (index = 0; index < pages; index++) {
-		struct folio *folio = shmem_read_folio(mapping, index);
-
-		KUNIT_ASSERT_FALSE(test, IS_ERR(folio));
-		folio_put(folio);
-	}
 	KUNIT_ASSERT_EQ(test, ashmem_test_unpin(asma, 0, pages - 1), 0);
 	return asma;
 }
@@ -509,6 +520,47 @@ static void ashmem_purge_batch_is_bounded(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, range->first, ASHMEM_PURGE_BATCH);
 	KUNIT_EXPECT_FALSE(test, list_empty(&range->lru));
 	mutex_unlock(&asma->lock);
+}
+
+/*
+ * Holes count toward no batch: a huge range with one resident page at its
+ * end goes in one batch, and a batch ends at the page that fills it.
+ */
+static void ashmem_purge_batch_skips_holes(struct kunit *test)
+{
+	const pgoff_t pages = 1UL << 30;
+	struct ashmem_area *asma = ashmem_test_area(test, pages);
+	struct address_space *mapping = asma->file->f_mapping;
+	struct ashmem_purge purge = {
+		.target = ULONG_MAX,
+		.nid = NUMA_NO_NODE,
+	};
+	pgoff_t index[] = { 5, 6, pages / 2, pages - 1 };
+	struct ashmem_range *range;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(index); i++) {
+		struct folio *folio = shmem_read_folio(mapping, index[i]);
+
+		KUNIT_ASSERT_FALSE(test, IS_ERR(folio));
+		folio_put(folio);
+	}
+	KUNIT_ASSERT_EQ(test, ashmem_test_unpin(asma, 0, pages - 1), 0);
+
+	mutex_lock(&asma->lock);
+	purge.target = 2;
+	range = ashmem_range_find(asma, 0);
+	KUNIT_EXPECT_EQ(test, ashmem_purge_batch(range, &purge), 7);
+	KUNIT_EXPECT_EQ(test, purge.freed, 2);
+	KUNIT_EXPECT_EQ(test, range->first, 7);
+
+	purge.target = ULONG_MAX;
+	KUNIT_EXPECT_EQ(test, ashmem_purge_batch(range, &purge), pages - 7);
+	KUNIT_EXPECT_EQ(test, purge.freed, 4);
+	KUNIT_EXPECT_EQ(test, mapping->nrpages, 0);
+	mutex_unlock(&asma->lock);
+	KUNIT_EXPECT_STREQ(test, ashmem_test_ranges(test, asma),
+			   "[0-1073741823]P");
 }
 
 struct ashmem_test_purger {
@@ -799,6 +851,7 @@ static struct kunit_case ashmem_test_cases[] = {
 	KUNIT_CASE(ashmem_count_long_list),
 	KUNIT_CASE(ashmem_purge_takes_what_is_asked),
 	KUNIT_CASE(ashmem_purge_batch_is_bounded),
+	KUNIT_CASE(ashmem_purge_batch_skips_holes),
 	KUNIT_CASE(ashmem_count_sees_pages_being_purged),
 	KUNIT_CASE(ashmem_scan_without_fs_stops),
 	KUNIT_CASE(ashmem_scan_busy_area_defers),

@@ -615,6 +615,10 @@ int main(void)
 	read_fdinfo(fd, &info, false);
 	if (ret && !info.purged)
 		die("the hog failed before any page was purged");
+	/* Unpinned pages are there to be purged before anyone is killed. */
+	if (ret && info.unpinned)
+		die("the hog died while %llu unpinned pages were left to purge",
+		    info.unpinned);
 	say("The hog is gone. %llu of the %lu unpinned cache pages were purged:",
 	    info.purged, cache_pages);
 	show_fdinfo(fd);

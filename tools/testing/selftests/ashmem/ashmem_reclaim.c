@@ -97,24 +97,6 @@ static bool write_full(int fd, const void *buf, size_t len)
 	return write(fd, buf, len) == (ssize_t)len;
 }
 
-static long long vm_event(const char *key)
-{
-	size_t klen = strlen(key);
-	char line[256];
-	long long val = -1;
-	FILE *f = fopen("/proc/vmstat", "r");
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, key, klen) && line[klen] == ' ') {
-			val = strtoll(line + klen + 1, NULL, 10);
-			break;
-		}
-	fclose(f);
-	return val;
-}
-
 /* A field of /sys/devices/system/node/nodeN/meminfo, in KiB, or -1. */
 static long node_meminfo_kb(int node, const char *key)
 {

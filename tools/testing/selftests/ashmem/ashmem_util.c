@@ -166,23 +166,34 @@ int wait_child(pid_t pid)
 	return 128 + WTERMSIG(status);
 }
 
-long meminfo_kb(const char *key)
+/* The number after "<key><sep>" on a line of @path, or -1. */
+static long long file_field(const char *path, const char *key, char sep)
 {
 	size_t klen = strlen(key);
 	char line[256];
-	long kb = -1;
-	FILE *f = fopen("/proc/meminfo", "re");
+	long long val = -1;
+	FILE *f = fopen(path, "re");
 
 	if (!f)
 		return -1;
 	while (fgets(line, sizeof(line), f)) {
-		if (!strncmp(line, key, klen) && line[klen] == ':') {
-			kb = strtol(line + klen + 1, NULL, 10);
+		if (!strncmp(line, key, klen) && line[klen] == sep) {
+			val = strtoll(line + klen + 1, NULL, 10);
 			break;
 		}
 	}
 	fclose(f);
-	return kb;
+	return val;
+}
+
+long meminfo_kb(const char *key)
+{
+	return file_field("/proc/meminfo", key, ':');
+}
+
+long long vm_event(const char *key)
+{
+	return file_field("/proc/vmstat", key, ' ');
 }
 
 int read_small(const char *path, char *buf, size_t len)

@@ -49,6 +49,8 @@ struct maps_entry {
 
 int maps_find(const void *addr, struct maps_entry *e);
 long meminfo_kb(const char *key);
+/* A counter of /proc/vmstat ("oom_kill"...), or -1. */
+long long vm_event(const char *key);
 /* A small file read whole and NUL-terminated, or written in one write(). */
 int read_small(const char *path, char *buf, size_t len);
 int write_str(const char *path, const char *val);
