@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * ashmem_bench: the performance measures of issue 4 for /dev/ashmem, each
- * printed as the ratio of two figures measured side by side in one run.
+ * ashmem_bench: six performance measures of /dev/ashmem, each printed as the
+ * ratio of two figures measured side by side in one run, against its goal.
  *
  * Every measure compares two (or more) sides.  A repetition takes one sample
  * of each side in turn (A B A B ...), so drift of the machine cancels in the
