@@ -396,25 +396,30 @@ FIXTURE_TEARDOWN(ashmem_failslab)
 
 /*
  * Runs @cmd with the task's @n-th candidate allocation failing: returns
- * the ioctl's result, *err its errno, *injected whether a failure happened.
+ * the ioctl's result, and *injected whether a failure happened.  A failure
+ * must be ENOMEM: *enomem counts them.
  */
 static int ioctl_failing_nth(struct __test_metadata *_metadata, int nth, int n,
 			     int fd, unsigned long cmd, struct ashmem_pin *pin,
-			     int *err, bool *injected)
+			     int *enomem, bool *injected)
 {
 	char buf[16];
-	int len, ret;
+	int len, ret, err;
 
 	len = snprintf(buf, sizeof(buf), "%d", n);
 	ASSERT_EQ(len, pwrite(nth, buf, len, 0)) TH_LOG("fail-nth does not work");
 	ret = ioctl(fd, cmd, pin);
-	*err = ret < 0 ? errno : 0;
+	err = ret < 0 ? errno : 0;
 	memset(buf, 0, sizeof(buf));
 	ASSERT_LT(0, pread(nth, buf, sizeof(buf) - 1, 0));
 	*injected = atoi(buf) == 0;
 	ASSERT_EQ(1, pwrite(nth, "0", 1, 0));
 	TH_LOG("n=%d: %s returned %d (errno %d), failure %sinjected", n,
-	       cmd == ASHMEM_PIN ? "PIN" : "UNPIN", ret, *err, *injected ? "" : "not ");
+	       cmd == ASHMEM_PIN ? "PIN" : "UNPIN", ret, err, *injected ? "" : "not ");
+	if (ret < 0) {
+		EXPECT_EQ(ENOMEM, err);
+		*enomem += err == ENOMEM;
+	}
 	return ret;
 }
 
@@ -446,18 +451,15 @@ TEST_F(ashmem_failslab, pin_split_alloc_failure)
 	for (n = 1; n <= max_n; n++) {
 		struct ashmem_pin pin = { pages(3), pages(2) };
 		bool injected = false;
-		int fd, ret, err = 0;
+		int fd, ret;
 		char *p;
 		size_t i;
 
 		fd = failslab_area(_metadata, variant->purged, 0, 0, &p);
 		ret = ioctl_failing_nth(_metadata, self->nth, n, fd, ASHMEM_PIN,
-					&pin, &err, &injected);
-
+					&pin, &enomem, &injected);
 		if (ret < 0) {
 			/* Failed: nothing changed, all eight pages as before. */
-			EXPECT_EQ(ENOMEM, err);
-			enomem += err == ENOMEM;
 			for (i = 0; i < 8; i++)
 				EXPECT_EQ(ASHMEM_IS_UNPINNED,
 					  pin_pages(fd, ASHMEM_GET_PIN_STATUS, i, 1))
@@ -510,16 +512,14 @@ TEST_F(ashmem_failslab, unpin_alloc_failure)
 	for (n = 1; n <= max_n; n++) {
 		struct ashmem_pin pin = { 0, pages(8) };
 		bool injected = false;
-		int fd, ret, err = 0;
+		int fd, ret;
 		size_t i;
 		char *p;
 
 		fd = failslab_area(_metadata, variant->purged, 2, 2, &p);
 		ret = ioctl_failing_nth(_metadata, self->nth, n, fd, ASHMEM_UNPIN,
-					&pin, &err, &injected);
+					&pin, &enomem, &injected);
 		if (ret < 0) {
-			EXPECT_EQ(ENOMEM, err);
-			enomem += err == ENOMEM;
 			for (i = 0; i < 8; i++)
 				EXPECT_EQ(i == 2 || i == 3 ? ASHMEM_IS_UNPINNED :
 							     ASHMEM_IS_PINNED,

@@ -753,14 +753,24 @@ FIXTURE_VARIANT_ADD(ashmem_pin_range, sum_overflows_u32) { .offset = 0xfffff000,
 FIXTURE_VARIANT_ADD(ashmem_pin_range, sum_overflows_u32_2) { .offset = 0x2000, .len = 0xfffff000 };
 FIXTURE_VARIANT_ADD(ashmem_pin_range, both_u32_top) { .offset = 0xfffff000, .len = 0xfffff000 };
 
+/* The area of the edge tests: 4 pages + 1 byte; -1 if skipped. */
+static int edge_area(struct __test_metadata *_metadata)
+{
+	int fd = open_area(_metadata, O_RDWR);
+
+	if (fd < 0)
+		return -1;
+	if (pages(1) != 4096)
+		SKIP(return -1, "the edges assume 4 KiB pages");
+	ASSERT_EQ(0, set_size(fd, pages(4) + 1));
+	return fd;
+}
+
 FIXTURE_SETUP(ashmem_pin_range)
 {
-	self->fd = open_area(_metadata, O_RDWR);
-	if (self->fd < 0)
-		return;
-	if (pages(1) != 4096)
-		SKIP(return, "the edges assume 4 KiB pages");
-	ASSERT_MAPPED(area_map(self->fd, pages(4) + 1, PROT_RW, MAP_SHARED));
+	self->fd = edge_area(_metadata);
+	if (self->fd >= 0)
+		ASSERT_MAPPED(mmap(NULL, pages(5), PROT_RW, MAP_SHARED, self->fd, 0));
 }
 
 FIXTURE_TEARDOWN(ashmem_pin_range)
@@ -897,12 +907,7 @@ FIXTURE_VARIANT_ADD(ashmem_mmap_edge, offset_huge) {
 
 FIXTURE_SETUP(ashmem_mmap_edge)
 {
-	self->fd = open_area(_metadata, O_RDWR);
-	if (self->fd < 0)
-		return;
-	if (pages(1) != 4096)
-		SKIP(return, "the edges assume 4 KiB pages");
-	ASSERT_EQ(0, set_size(self->fd, pages(4) + 1));
+	self->fd = edge_area(_metadata);
 }
 
 FIXTURE_TEARDOWN(ashmem_mmap_edge)
