@@ -437,6 +437,23 @@ static int failslab_area(struct __test_metadata *_metadata, bool purged,
 }
 
 /*
+ * Checks the 8 pages of a failslab_area(): those in the bitmask @pinned
+ * pinned, the others unpinned, and fdinfo's counts, of which @purged of
+ * the unpinned pages are purged.
+ */
+static void expect_pages(struct __test_metadata *_metadata, int fd, int n,
+			 unsigned int pinned, int purged)
+{
+	int i, npinned = __builtin_popcount(pinned);
+
+	for (i = 0; i < 8; i++)
+		EXPECT_EQ(pinned & 1 << i ? ASHMEM_IS_PINNED : ASHMEM_IS_UNPINNED,
+			  pin_pages(fd, ASHMEM_GET_PIN_STATUS, i, 1))
+			TH_LOG("n=%d: page %d", n, i);
+	EXPECT_PAGE_COUNTS(fd, npinned, 8 - npinned - purged, purged);
+}
+
+/*
  * PIN of the middle of an unpinned range splits it, which allocates a
  * range for the second half.  Android trimmed the first half before it
  * allocated, so on failure the second half was silently lost (pinned and
@@ -446,7 +463,6 @@ TEST_F(ashmem_failslab, pin_split_alloc_failure)
 {
 	int expect_pin = variant->purged ? ASHMEM_WAS_PURGED : ASHMEM_NOT_PURGED;
 	int n, enomem = 0, max_n = self->filtered ? 16 : 1;
-	const char *state = variant->purged ? "purged" : "unpinned";
 
 	for (n = 1; n <= max_n; n++) {
 		struct ashmem_pin pin = { pages(3), pages(2) };
@@ -460,14 +476,7 @@ TEST_F(ashmem_failslab, pin_split_alloc_failure)
 					&pin, &enomem, &injected);
 		if (ret < 0) {
 			/* Failed: nothing changed, all eight pages as before. */
-			for (i = 0; i < 8; i++)
-				EXPECT_EQ(ASHMEM_IS_UNPINNED,
-					  pin_pages(fd, ASHMEM_GET_PIN_STATUS, i, 1))
-					TH_LOG("n=%d: page %zu no longer %s", n, i, state);
-			if (variant->purged)
-				EXPECT_PAGE_COUNTS(fd, 0, 0, 8);
-			else
-				EXPECT_PAGE_COUNTS(fd, 0, 8, 0);
+			expect_pages(_metadata, fd, n, 0, variant->purged ? 8 : 0);
 			/* And the PIN works once memory is back. */
 			EXPECT_EQ(expect_pin, pin_pages(fd, ASHMEM_PIN, 3, 2));
 		} else {
@@ -476,17 +485,7 @@ TEST_F(ashmem_failslab, pin_split_alloc_failure)
 
 		/* Either way: the middle pinned, both halves as they were. */
 		EXPECT_EQ(ASHMEM_IS_PINNED, pin_pages(fd, ASHMEM_GET_PIN_STATUS, 3, 2));
-		for (i = 0; i < 8; i++) {
-			if (i == 3 || i == 4)
-				continue;
-			EXPECT_EQ(ASHMEM_IS_UNPINNED,
-				  pin_pages(fd, ASHMEM_GET_PIN_STATUS, i, 1))
-				TH_LOG("n=%d: page %zu lost after the split", n, i);
-		}
-		if (variant->purged)
-			EXPECT_PAGE_COUNTS(fd, 2, 0, 6);
-		else
-			EXPECT_PAGE_COUNTS(fd, 2, 6, 0);
+		expect_pages(_metadata, fd, n, 0x18, variant->purged ? 6 : 0);
 		EXPECT_EQ(expect_pin, pin_pages(fd, ASHMEM_PIN, 0, 3));
 		EXPECT_EQ(expect_pin, pin_pages(fd, ASHMEM_PIN, 5, 3));
 		EXPECT_PAGE_COUNTS(fd, 8, 0, 0);
@@ -513,33 +512,19 @@ TEST_F(ashmem_failslab, unpin_alloc_failure)
 		struct ashmem_pin pin = { 0, pages(8) };
 		bool injected = false;
 		int fd, ret;
-		size_t i;
 		char *p;
 
 		fd = failslab_area(_metadata, variant->purged, 2, 2, &p);
 		ret = ioctl_failing_nth(_metadata, self->nth, n, fd, ASHMEM_UNPIN,
 					&pin, &enomem, &injected);
 		if (ret < 0) {
-			for (i = 0; i < 8; i++)
-				EXPECT_EQ(i == 2 || i == 3 ? ASHMEM_IS_UNPINNED :
-							     ASHMEM_IS_PINNED,
-					  pin_pages(fd, ASHMEM_GET_PIN_STATUS, i, 1))
-					TH_LOG("n=%d: page %zu changed", n, i);
-			if (variant->purged)
-				EXPECT_PAGE_COUNTS(fd, 6, 0, 2);
-			else
-				EXPECT_PAGE_COUNTS(fd, 6, 2, 0);
+			/* Pages 2 and 3 unpinned, as before. */
+			expect_pages(_metadata, fd, n, 0xf3, variant->purged ? 2 : 0);
 			EXPECT_EQ(0, pin_op(fd, ASHMEM_UNPIN, 0, pages(8)));
 		} else {
 			EXPECT_EQ(0, ret);
 		}
-		for (i = 0; i < 8; i++)
-			EXPECT_EQ(ASHMEM_IS_UNPINNED,
-				  pin_pages(fd, ASHMEM_GET_PIN_STATUS, i, 1));
-		if (variant->purged)
-			EXPECT_PAGE_COUNTS(fd, 0, 6, 2);
-		else
-			EXPECT_PAGE_COUNTS(fd, 0, 8, 0);
+		expect_pages(_metadata, fd, n, 0, variant->purged ? 2 : 0);
 		EXPECT_EQ(variant->purged ? ASHMEM_WAS_PURGED : ASHMEM_NOT_PURGED,
 			  pin_op(fd, ASHMEM_PIN, 0, 0));
 		EXPECT_EQ(ASHMEM_NOT_PURGED, pin_pages(fd, ASHMEM_PIN, 0, 2));

@@ -218,6 +218,12 @@ static struct mapping *rnd_map(struct worker *w)
 	return m->addr ? m : NULL;
 }
 
+static void drop_map(struct mapping *m)
+{
+	munmap(m->addr, m->len);
+	m->addr = NULL;
+}
+
 /* Touches every page of @m its protection allows; a fault is a failure. */
 static void touch(struct worker *w, struct mapping *m)
 {
@@ -232,8 +238,7 @@ static void touch(struct worker *w, struct mapping *m)
 	failure(w, "fault touching %p + %#zx (len %#zx, prot %d)",
 		m->addr, bad * page_size, m->len, m->prot);
 	/* The mapping is not trustworthy any more. */
-	munmap(m->addr, m->len);
-	m->addr = NULL;
+	drop_map(m);
 }
 
 /* Is all of [addr, addr + len) still mapped? */
@@ -417,8 +422,7 @@ static bool op_mmap(struct worker *w)
 		m = rnd_map(w);
 		if (!m)
 			return false;
-		munmap(m->addr, m->len);
-		m->addr = NULL;
+		drop_map(m);
 	}
 	len = below(&w->rng, MAX_MAP_PAGES + 1) * page_size;
 	if (chance(w, 5))
@@ -441,11 +445,9 @@ static bool op_munmap(struct worker *w)
 {
 	struct mapping *m = rnd_map(w);
 
-	if (!m)
-		return false;
-	munmap(m->addr, m->len);
-	m->addr = NULL;
-	return true;
+	if (m)
+		drop_map(m);
+	return m;
 }
 
 static bool op_mprotect(struct worker *w)
@@ -463,10 +465,9 @@ static bool op_touch(struct worker *w)
 {
 	struct mapping *m = rnd_map(w);
 
-	if (!m)
-		return false;
-	touch(w, m);
-	return true;
+	if (m)
+		touch(w, m);
+	return m;
 }
 
 static bool op_read(struct worker *w)
@@ -529,10 +530,8 @@ static bool op_remap(struct worker *w)
 		return false;
 	pages = m->len / page_size;
 	ret = remap_file_pages(m->addr, m->len, 0, below(&w->rng, pages + 2), 0);
-	if (ret == 0 || !still_mapped(m->addr, m->len)) {
-		munmap(m->addr, m->len);
-		m->addr = NULL;
-	}
+	if (ret == 0 || !still_mapped(m->addr, m->len))
+		drop_map(m);
 	return ret == 0;
 }
 
