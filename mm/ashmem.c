@@ -159,13 +159,16 @@ static atomic_long_t ashmem_freed_pages = ATOMIC_LONG_INIT(0);
 /* Walks a reclaimer makes when areas are busy. */
 #define ASHMEM_PURGE_TRIES	8
 
-/* shmem's file_operations, which the backing files were created with. */
+/* shmem's operations, which the backing files were created with. */
 static const struct file_operations *ashmem_shmem_fops __ro_after_init;
+static const struct inode_operations *ashmem_shmem_iops __ro_after_init;
 
 /*
- * Backing inodes are only punched by the shrinker, never written: a lockdep
- * class of their own keeps them apart from tmpfs inodes, which allocate
- * memory under i_rwsem.
+ * Backing inodes are punched by reclaim and by MADV_REMOVE, and never
+ * written through a file: a lockdep class of their own keeps them apart
+ * from tmpfs inodes, which allocate memory under i_rwsem.  Every punch
+ * allocates without __GFP_FS (ashmem_backing_fallocate()), so the reclaim
+ * it may enter never waits for the inode it holds locked.
  */
 static struct lock_class_key ashmem_backing_key;
 
@@ -555,6 +558,27 @@ static void ashmem_count_progress(struct address_space *mapping,
 }
 
 /*
+ * The backing file's ->fallocate, which MADV_REMOVE calls, and the purge's
+ * punch.  A punch may allocate with the inode locked (a huge page is split
+ * to punch part of it); reclaim from there could purge this very inode, or
+ * wait for another punch that waits for this one, so it is kept out.
+ */
+static long ashmem_backing_fallocate(struct file *file, int mode,
+				     loff_t offset, loff_t len)
+{
+	unsigned int nofs;
+	long ret;
+
+	if (mode != (FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE))
+		return -EOPNOTSUPP;
+
+	nofs = memalloc_nofs_save();
+	ret = ashmem_shmem_fops->fallocate(file, mode, offset, len);
+	memalloc_nofs_restore(nofs);
+	return ret;
+}
+
+/*
  * Punch out [@first, @last] of the area's backing file; returns the
  * resident pages that freed, and credits them to the reclaim that runs.
  */
@@ -563,20 +587,16 @@ static unsigned long ashmem_punch(struct ashmem_area *asma, pgoff_t first,
 {
 	struct address_space *mapping = asma->file->f_mapping;
 	unsigned long resident = mapping->nrpages, local = 0, charged = 0;
-	unsigned int nofs;
 
 	lockdep_assert_held(&asma->lock);
 	if (current->reclaim_state)
 		ashmem_count_progress(mapping, first, last, purge, &local,
 				      &charged);
 
-	/* No fs reclaim under the backing inode's lock: see its lock class. */
-	nofs = memalloc_nofs_save();
-	ashmem_shmem_fops->fallocate(asma->file,
-				     FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
-				     (loff_t)first << PAGE_SHIFT,
-				     (loff_t)(last - first + 1) << PAGE_SHIFT);
-	memalloc_nofs_restore(nofs);
+	ashmem_backing_fallocate(asma->file,
+				 FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+				 (loff_t)first << PAGE_SHIFT,
+				 (loff_t)(last - first + 1) << PAGE_SHIFT);
 
 	resident -= min(resident, mapping->nrpages);
 	atomic_long_add(resident, &ashmem_freed_pages);
@@ -987,6 +1007,25 @@ static loff_t ashmem_llseek(struct file *file, loff_t offset, int whence)
 	return vfs_setpos(file, pos, MAX_LFS_FILESIZE);
 }
 
+/*
+ * The backing file
+ *
+ * An area's shared mappings map its backing file.  Android maps a plain
+ * shmem file there, so every call a mapping makes on its file must work
+ * as on a memfd: MADV_REMOVE punches a hole (->fallocate), msync()
+ * (->fsync) has nothing to write back, MADV_WILLNEED and the rest need no
+ * file operation.  ->mmap refuses: remap_file_pages() calls it to map more
+ * of the file, which must not escape the area's size and mask.  The file
+ * is never a file descriptor, so nothing else can be asked of it.
+ *
+ * With CAP_SYS_ADMIN, /proc/PID/map_files/ opens the backing inode anew,
+ * and that file gets the inode's own operations: reading and seeking.  It
+ * cannot be opened for writing (or for O_TRUNC), nor mapped, and the inode
+ * takes no change: its attributes (truncate(2), chmod(2), utimes(2)), its
+ * flags (FS_IOC_SETFLAGS), its ACLs and extended attributes are refused,
+ * so that no flag or permission can ever open it for writing either.
+ * The inode is not S_IMMUTABLE: vfs_fallocate() would refuse MADV_REMOVE.
+ */
 static int ashmem_backing_mmap(struct file *file, struct vm_area_struct *vma)
 {
 	return -EPERM;
@@ -1004,18 +1043,68 @@ static loff_t ashmem_backing_llseek(struct file *file, loff_t offset,
 	return ashmem_shmem_fops->llseek(file, offset, whence);
 }
 
-/*
- * What the backing files offer besides the area: reading and seeking only.
- * Neither remap_file_pages() on a mapping nor an open of /proc/PID/map_files/
- * can map an area without its protection mask; the inode is immutable, so
- * such an open cannot write or truncate it either.
- */
+/* The area's own file, the vm_file of its shared mappings. */
 static const struct file_operations ashmem_backing_fops = {
 	.owner		= THIS_MODULE,
-	.open		= generic_file_open,
 	.read_iter	= ashmem_backing_read_iter,
 	.llseek		= ashmem_backing_llseek,
 	.mmap		= ashmem_backing_mmap,
+	.fallocate	= ashmem_backing_fallocate,
+	.fsync		= noop_fsync,
+};
+
+static int ashmem_backing_open(struct inode *inode, struct file *file)
+{
+	if (file->f_mode & FMODE_WRITE)
+		return -EPERM;
+	return generic_file_open(inode, file);
+}
+
+/* A file opened through /proc/PID/map_files/. */
+static const struct file_operations ashmem_backing_reopen_fops = {
+	.owner		= THIS_MODULE,
+	.open		= ashmem_backing_open,
+	.read_iter	= ashmem_backing_read_iter,
+	.llseek		= ashmem_backing_llseek,
+	.mmap		= ashmem_backing_mmap,
+};
+
+static int ashmem_backing_getattr(struct mnt_idmap *idmap,
+				  const struct path *path, struct kstat *stat,
+				  u32 request_mask, unsigned int query_flags)
+{
+	return ashmem_shmem_iops->getattr(idmap, path, stat, request_mask,
+					  query_flags);
+}
+
+static int ashmem_backing_setattr(struct mnt_idmap *idmap,
+				  struct dentry *dentry, struct iattr *attr)
+{
+	return -EPERM;
+}
+
+/* FS_IOC_GETFLAGS reports what shmem does, if it reports anything. */
+static int ashmem_backing_fileattr_get(struct dentry *dentry,
+				       struct fileattr *fa)
+{
+	if (!ashmem_shmem_iops->fileattr_get)
+		return -ENOIOCTLCMD;
+	return ashmem_shmem_iops->fileattr_get(dentry, fa);
+}
+
+static int ashmem_backing_fileattr_set(struct mnt_idmap *idmap,
+				       struct dentry *dentry,
+				       struct fileattr *fa)
+{
+	return -EPERM;
+}
+
+/* No ->set_acl and no ->listxattr: the inode has no ACL, no xattr. */
+static const struct inode_operations ashmem_backing_iops = {
+	.getattr	= ashmem_backing_getattr,
+	.setattr	= ashmem_backing_setattr,
+	.fileattr_get	= ashmem_backing_fileattr_get,
+	.fileattr_set	= ashmem_backing_fileattr_set,
 };
 
 /*
@@ -1053,14 +1142,12 @@ static int ashmem_create_backing(struct ashmem_area *asma,
 		goto err_put_memcg;
 	}
 
-	/*
-	 * Opened through /proc/PID/map_files/, the file must not be written,
-	 * truncated or mapped: the area's size and mask hold there too.
-	 */
+	/* See "The backing file" above. */
 	inode = file_inode(backing);
 	lockdep_set_class(&inode->i_rwsem, &ashmem_backing_key);
-	inode_set_flags(inode, S_IMMUTABLE, S_IMMUTABLE);
-	inode->i_fop = &ashmem_backing_fops;
+	inode->i_op = &ashmem_backing_iops;
+	inode->i_opflags &= ~IOP_XATTR;
+	inode->i_fop = &ashmem_backing_reopen_fops;
 	replace_fops(backing, fops_get(&ashmem_backing_fops));
 
 	asma->memcg = memcg;
@@ -1456,7 +1543,7 @@ static struct miscdevice ashmem_misc = {
 	.mode	= 0666,
 };
 
-static int __init ashmem_init_shmem_fops(void)
+static int __init ashmem_init_shmem_ops(void)
 {
 	struct file *probe;
 
@@ -1464,6 +1551,7 @@ static int __init ashmem_init_shmem_fops(void)
 	if (IS_ERR(probe))
 		return PTR_ERR(probe);
 	ashmem_shmem_fops = probe->f_op;
+	ashmem_shmem_iops = file_inode(probe)->i_op;
 	fput(probe);
 	return 0;
 }
@@ -1476,7 +1564,7 @@ static int __init ashmem_init(void)
 	if (!ashmem_range_cache)
 		return -ENOMEM;
 
-	ret = ashmem_init_shmem_fops();
+	ret = ashmem_init_shmem_ops();
 	if (ret)
 		goto err_destroy_cache;
 

@@ -37,6 +37,9 @@
 
 #include <linux/ashmem.h>
 
+/* send_fd() and recv_fd(), shared with the ashmem selftests. */
+#include "../../tools/testing/selftests/ashmem/ashmem_util.h"
+
 #define AREA_NAME	"demo-viewer"
 #define AREA_SIZE	(64UL << 20)
 /* The first part of the area is a document A must never lose... */
@@ -110,8 +113,8 @@ static uint64_t pattern(uint64_t salt, unsigned long page, unsigned long i)
 	return salt ^ ((uint64_t)page << 32 | i);
 }
 
-static void fill_pages(char *base, unsigned long first, unsigned long count,
-		       uint64_t salt)
+static void write_pages(char *base, unsigned long first, unsigned long count,
+			uint64_t salt)
 {
 	unsigned long words = page_size / sizeof(uint64_t);
 	unsigned long page, i;
@@ -220,65 +223,6 @@ static void read_fdinfo(int fd, struct area_info *info, bool show)
 		die("%s lacks the pinned:, unpinned: and purged: lines", path);
 }
 
-static void show_fdinfo(int fd)
-{
-	struct area_info info;
-
-	read_fdinfo(fd, &info, true);
-}
-
-static void send_fd(int sock, int fd, const void *data, size_t len)
-{
-	union {
-		char buf[CMSG_SPACE(sizeof(int))];
-		struct cmsghdr align;
-	} control;
-	struct iovec iov = { .iov_base = (void *)data, .iov_len = len };
-	struct msghdr msg = {
-		.msg_iov = &iov,
-		.msg_iovlen = 1,
-		.msg_control = control.buf,
-		.msg_controllen = sizeof(control.buf),
-	};
-	struct cmsghdr *cmsg;
-
-	memset(&control, 0, sizeof(control));
-	cmsg = CMSG_FIRSTHDR(&msg);
-	cmsg->cmsg_level = SOL_SOCKET;
-	cmsg->cmsg_type = SCM_RIGHTS;
-	cmsg->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(cmsg), &fd, sizeof(int));
-
-	if (sendmsg(sock, &msg, 0) != (ssize_t)len)
-		die("sendmsg: %s", strerror(errno));
-}
-
-static int recv_fd(int sock, void *data, size_t len)
-{
-	union {
-		char buf[CMSG_SPACE(sizeof(int))];
-		struct cmsghdr align;
-	} control;
-	struct iovec iov = { .iov_base = data, .iov_len = len };
-	struct msghdr msg = {
-		.msg_iov = &iov,
-		.msg_iovlen = 1,
-		.msg_control = control.buf,
-		.msg_controllen = sizeof(control.buf),
-	};
-	struct cmsghdr *cmsg;
-	int fd;
-
-	if (recvmsg(sock, &msg, MSG_CMSG_CLOEXEC) != (ssize_t)len)
-		die("recvmsg: %s", errno ? strerror(errno) : "short message");
-	cmsg = CMSG_FIRSTHDR(&msg);
-	if (!cmsg || cmsg->cmsg_level != SOL_SOCKET ||
-	    cmsg->cmsg_type != SCM_RIGHTS || (msg.msg_flags & MSG_CTRUNC))
-		die("the message carried no file descriptor");
-	memcpy(&fd, CMSG_DATA(cmsg), sizeof(int));
-	return fd;
-}
-
 static pid_t spawn(void (*fn)(int), int arg)
 {
 	pid_t pid;
@@ -369,6 +313,8 @@ static void run_b(int sock)
 
 	who = "B:  ";
 	fd = recv_fd(sock, &a_sum, sizeof(a_sum));
+	if (fd < 0)
+		die("no fd came with A's message: %s", strerror(errno));
 	close(sock);
 	say("I am pid %d. A's fd arrived over the unix socket (SCM_RIGHTS) as my fd %d.",
 	    getpid(), fd);
@@ -398,22 +344,14 @@ static void run_b(int sock)
 	say("Done: I unmap the area, close my fd and exit.");
 }
 
-static unsigned long long free_ram(void)
+/* Free memory, or with @total all of it. */
+static unsigned long long ram(bool total)
 {
 	struct sysinfo si;
 
 	if (sysinfo(&si))
 		die("sysinfo: %s", strerror(errno));
-	return (unsigned long long)si.freeram * si.mem_unit;
-}
-
-static unsigned long long total_ram(void)
-{
-	struct sysinfo si;
-
-	if (sysinfo(&si))
-		die("sysinfo: %s", strerror(errno));
-	return (unsigned long long)si.totalram * si.mem_unit;
+	return (unsigned long long)(total ? si.totalram : si.freeram) * si.mem_unit;
 }
 
 /* If the OOM killer has to act, it should pick the hog, not A. */
@@ -449,21 +387,21 @@ static void hog_take(unsigned long len)
  */
 static void run_hog(int fd)
 {
-	unsigned long long taken = 0, limit = total_ram();
+	unsigned long long taken = 0, limit = ram(true);
 	struct area_info info;
 	unsigned long len;
 
 	who = "hog:";
 	volunteer_for_oom_killer();
 	say("I am pid %d. RAM: %llu MiB, free: %llu MiB.", getpid(),
-	    MIB(limit), MIB(free_ram()));
+	    MIB(limit), MIB(ram(false)));
 	say("I take memory %llu MiB at a time until ashmem pages get purged,",
 	    MIB(HOG_CHUNK));
 	say("and go more slowly once less than %llu MiB is free.",
 	    MIB(HOG_SLOW_BELOW));
 
 	while (taken < limit) {
-		len = free_ram() > HOG_SLOW_BELOW ? HOG_CHUNK : HOG_STEP;
+		len = ram(false) > HOG_SLOW_BELOW ? HOG_CHUNK : HOG_STEP;
 		hog_take(len);
 		taken += len;
 		if (len == HOG_STEP)
@@ -474,12 +412,12 @@ static void run_hog(int fd)
 			say("Holding %llu MiB: the kernel purged %llu ashmem pages to make room.",
 			    MIB(taken), info.purged);
 			say("Free memory is back up to %llu MiB. Job done: I exit, freeing it all.",
-			    MIB(free_ram()));
+			    MIB(ram(false)));
 			return;
 		}
 		if (!(taken % HOG_REPORT))
 			say("Holding %llu MiB (free: %llu MiB); nothing purged yet.",
-			    MIB(taken), MIB(free_ram()));
+			    MIB(taken), MIB(ram(false)));
 	}
 	die("took %llu MiB and the kernel purged nothing", MIB(taken));
 }
@@ -487,6 +425,7 @@ static void run_hog(int fd)
 /* Process A's first steps: a new area, named and sized, not yet mapped. */
 static int create_area(void)
 {
+	struct area_info info;
 	unsigned long mask;
 	int fd;
 
@@ -510,19 +449,19 @@ static int create_area(void)
 	    mask & PROT_WRITE ? "|PROT_WRITE" : "",
 	    mask & PROT_EXEC ? "|PROT_EXEC" : "");
 	say("No memory is used yet, and every page starts out pinned.");
-	show_fdinfo(fd);
+	read_fdinfo(fd, &info, true);
 	return fd;
 }
 
 /* Fill the document (with a greeting on top) and the cache. */
 static void write_data(char *map)
 {
-	fill_pages(map, 0, DOC_SIZE / page_size, DOC_SALT);
+	write_pages(map, 0, DOC_SIZE / page_size, DOC_SALT);
 	snprintf(map, 100,
 		 "Hello B, this is process A (pid %d), writing through ashmem.",
 		 getpid());
-	fill_pages(map, CACHE_OFFSET / page_size, CACHE_SIZE / page_size,
-		   CACHE_SALT);
+	write_pages(map, CACHE_OFFSET / page_size, CACHE_SIZE / page_size,
+		    CACHE_SALT);
 }
 
 /* Count cache pages that survived and pages that were purged (zeros). */
@@ -583,14 +522,15 @@ int main(void)
 	    MIB(DOC_SIZE), MIB(CACHE_SIZE));
 	say("The document must never be lost; the cache can be computed again.");
 	say("The first mmap created the backing file, so fdinfo now has an inode:");
-	show_fdinfo(fd);
+	read_fdinfo(fd, &info, true);
 
 	stage("A passes the area to process B");
 	say("B (pid %d) was started before the area existed: the fd is its only way in.",
 	    b);
 	say("Sending fd %d and my checksum %016llx to B.", fd,
 	    (unsigned long long)area_sum);
-	send_fd(sock[0], fd, &area_sum, sizeof(area_sum));
+	if (send_fd(sock[0], fd, &area_sum, sizeof(area_sum)))
+		die("sendmsg: %s", strerror(errno));
 	close(sock[0]);
 	if (reap(b, "process B"))
 		die("process B failed");
@@ -605,7 +545,7 @@ int main(void)
 	    pin_ioctl(fd, ASHMEM_GET_PIN_STATUS, 0, DOC_SIZE) != ASHMEM_IS_PINNED)
 		die("ASHMEM_GET_PIN_STATUS disagrees with what A did");
 	say("ASHMEM_GET_PIN_STATUS agrees: cache unpinned, document pinned.");
-	show_fdinfo(fd);
+	read_fdinfo(fd, &info, true);
 
 	stage("Memory pressure");
 	say("Starting a memory hog in a process of its own. There is no swap,");
@@ -621,7 +561,7 @@ int main(void)
 		    info.unpinned);
 	say("The hog is gone. %llu of the %lu unpinned cache pages were purged:",
 	    info.purged, cache_pages);
-	show_fdinfo(fd);
+	read_fdinfo(fd, &info, true);
 
 	stage("A pins its cache again");
 	ret = pin_ioctl(fd, ASHMEM_PIN, CACHE_OFFSET, CACHE_SIZE);
@@ -637,7 +577,7 @@ int main(void)
 		die("%lu pages are zeros but fdinfo counted %llu purged",
 		    zeroed, info.purged);
 
-	fill_pages(map, CACHE_OFFSET / page_size, cache_pages, CACHE_SALT);
+	write_pages(map, CACHE_OFFSET / page_size, cache_pages, CACHE_SALT);
 	check_cache(map, &intact, &zeroed);
 	if (intact != cache_pages)
 		die("the rebuilt cache does not read back");

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * ashmem_bench: the performance measures of issue 4 for /dev/ashmem, each
- * printed as the ratio of two figures measured side by side in one run.
+ * ashmem_bench: six performance measures of /dev/ashmem, each printed as the
+ * ratio of two figures measured side by side in one run, against its goal.
  *
  * Every measure compares two (or more) sides.  A repetition takes one sample
  * of each side in turn (A B A B ...), so drift of the machine cancels in the
@@ -42,6 +42,7 @@
 #include <linux/falloc.h>
 
 #include "../kselftest.h"
+#include "ashmem_util.h"
 
 #define MAX_REPS	101
 #define MAX_ROWS	32
@@ -75,14 +76,6 @@ fail(const char *fmt, ...)
 }
 
 /* ---- clock and statistics ------------------------------------------- */
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + ts.tv_nsec;
-}
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -329,14 +322,11 @@ static int area_ready(unsigned long pages)
 	return fd;
 }
 
-static int pin_op(int fd, unsigned long cmd, unsigned long page,
-		  unsigned long pages)
+/* PIN, UNPIN or GET_PIN_STATUS of pages, which must not fail. */
+static int pin_check(int fd, unsigned long cmd, unsigned long page,
+		     unsigned long n)
 {
-	struct ashmem_pin pin = {
-		.offset = page * page_size,
-		.len = pages * page_size,
-	};
-	int ret = ioctl(fd, cmd, &pin);
+	int ret = pin_pages(fd, cmd, page, n);
 
 	if (ret < 0 || ret > 1 || (cmd == ASHMEM_UNPIN && ret))
 		fail("%s of page %lu returned %d",
@@ -348,7 +338,7 @@ static int pin_op(int fd, unsigned long cmd, unsigned long page,
 
 static void expect_status(int fd, unsigned long page, int want)
 {
-	int ret = pin_op(fd, ASHMEM_GET_PIN_STATUS, page, 1);
+	int ret = pin_check(fd, ASHMEM_GET_PIN_STATUS, page, 1);
 
 	if (ret != want) {
 		errno = 0;
@@ -369,7 +359,7 @@ static int memfd_sized(size_t size)
 	return fd;
 }
 
-static void touch_pages(char *p, size_t len, char c)
+static void dirty_pages(char *p, size_t len, char c)
 {
 	size_t off;
 
@@ -412,7 +402,7 @@ static void ranges_setup(struct ranges *rg, unsigned long n, bool merge)
 
 	rg->fd = area_ready(2 * n + 1);
 	for (i = 0; i < n; i++)
-		pin_op(rg->fd, ASHMEM_UNPIN, 2 * i + 1, 1);
+		pin_check(rg->fd, ASHMEM_UNPIN, 2 * i + 1, 1);
 	rg->merge = merge;
 	rg->target = 2 * (n / 2) + !merge;
 	expect_status(rg->fd, rg->target,
@@ -648,7 +638,7 @@ static void measure_parallel(void)
 
 		fd[i] = area_ready(65);
 		for (p = 1; p < 65; p += 2)
-			pin_op(fd[i], ASHMEM_UNPIN, p, 1);
+			pin_check(fd[i], ASHMEM_UNPIN, p, 1);
 	}
 	for (i = 0; i < N; i++) {
 		teams[i] = (struct team){
@@ -684,77 +674,60 @@ static void measure_parallel(void)
 
 #define LIFECYCLE_SIZE	(64 * 1024)
 
-static double lifecycle_ashmem(struct side *s, long iters)
+/* The steps of a lifecycle, ashmem or memfd: create and size, map, unmap. */
+static int new_fd(bool ashmem)
 {
+	return ashmem ? open(device, O_RDWR | O_CLOEXEC) :
+			memfd_create("ashmem_bench", MFD_CLOEXEC);
+}
+
+static int set_fd_size(bool ashmem, int fd)
+{
+	return ashmem ? ioctl(fd, ASHMEM_SET_SIZE, (size_t)LIFECYCLE_SIZE) :
+			ftruncate(fd, LIFECYCLE_SIZE);
+}
+
+static char *map_touch(int fd)
+{
+	char *p = mmap(NULL, LIFECYCLE_SIZE, PROT_RW, MAP_SHARED, fd, 0);
+
+	if (p != MAP_FAILED)
+		__atomic_store_n(p, 1, __ATOMIC_RELAXED);
+	return p;
+}
+
+/* ctx NULL: ashmem, else memfd */
+static double lifecycle(struct side *s, long iters)
+{
+	bool ashmem = !s->ctx;
 	uint64_t t0 = now_ns();
 	long i;
 
 	for (i = 0; i < iters; i++) {
-		int fd = open(device, O_RDWR | O_CLOEXEC);
+		int fd = new_fd(ashmem);
 		char *p;
 
-		if (fd < 0)
-			fail("open %s", device);
-		if (ioctl(fd, ASHMEM_SET_SIZE, (size_t)LIFECYCLE_SIZE) < 0)
-			fail("ASHMEM_SET_SIZE");
-		p = mmap(NULL, LIFECYCLE_SIZE, PROT_READ | PROT_WRITE,
-			 MAP_SHARED, fd, 0);
+		if (fd < 0 || set_fd_size(ashmem, fd) < 0)
+			fail("create and size %s", ashmem ? "an area" : "a memfd");
+		p = map_touch(fd);
 		if (p == MAP_FAILED)
-			fail("mmap of an area");
-		__atomic_store_n(p, 1, __ATOMIC_RELAXED);
+			fail("mmap of %s", ashmem ? "an area" : "a memfd");
 		munmap(p, LIFECYCLE_SIZE);
 		close(fd);
 	}
 	return now_ns() - t0;
 }
 
-static double lifecycle_memfd(struct side *s, long iters)
+static double open_close(struct side *s, long iters)
 {
 	uint64_t t0 = now_ns();
 	long i;
 
 	for (i = 0; i < iters; i++) {
-		int fd = memfd_create("ashmem_bench", MFD_CLOEXEC);
-		char *p;
-
-		if (fd < 0 || ftruncate(fd, LIFECYCLE_SIZE) < 0)
-			fail("memfd_create + ftruncate");
-		p = mmap(NULL, LIFECYCLE_SIZE, PROT_READ | PROT_WRITE,
-			 MAP_SHARED, fd, 0);
-		if (p == MAP_FAILED)
-			fail("mmap of a memfd");
-		__atomic_store_n(p, 1, __ATOMIC_RELAXED);
-		munmap(p, LIFECYCLE_SIZE);
-		close(fd);
-	}
-	return now_ns() - t0;
-}
-
-static double open_close_ashmem(struct side *s, long iters)
-{
-	uint64_t t0 = now_ns();
-	long i;
-
-	for (i = 0; i < iters; i++) {
-		int fd = open(device, O_RDWR | O_CLOEXEC);
+		int fd = new_fd(!s->ctx);
 
 		if (fd < 0)
-			fail("open %s", device);
-		close(fd);
-	}
-	return now_ns() - t0;
-}
-
-static double open_close_memfd(struct side *s, long iters)
-{
-	uint64_t t0 = now_ns();
-	long i;
-
-	for (i = 0; i < iters; i++) {
-		int fd = memfd_create("ashmem_bench", MFD_CLOEXEC);
-
-		if (fd < 0)
-			fail("memfd_create");
+			fail("open of the device or memfd_create");
 		close(fd);
 	}
 	return now_ns() - t0;
@@ -780,14 +753,11 @@ static void lifecycle_steps(bool ashmem, long iters, double *us)
 		char *p;
 
 		t[0] = now_ns();
-		fd = ashmem ? open(device, O_RDWR | O_CLOEXEC) :
-			      memfd_create("ashmem_bench", MFD_CLOEXEC);
+		fd = new_fd(ashmem);
 		t[1] = now_ns();
-		ret = ashmem ? ioctl(fd, ASHMEM_SET_SIZE, (size_t)LIFECYCLE_SIZE) :
-			       ftruncate(fd, LIFECYCLE_SIZE);
+		ret = set_fd_size(ashmem, fd);
 		t[2] = now_ns();
-		p = mmap(NULL, LIFECYCLE_SIZE, PROT_READ | PROT_WRITE,
-			 MAP_SHARED, fd, 0);
+		p = mmap(NULL, LIFECYCLE_SIZE, PROT_RW, MAP_SHARED, fd, 0);
 		t[3] = now_ns();
 		if (fd < 0 || ret < 0 || p == MAP_FAILED)
 			fail("lifecycle of %s", ashmem ? "an area" : "a memfd");
@@ -835,30 +805,27 @@ static void print_lifecycle_steps(long iters)
 
 static void measure_lifecycle(void)
 {
-	static struct side sides[4];
+	static int memfd;	/* a ctx that is not NULL */
+	static struct side sides[4] = {
+		{ .label = "ashmem: open+SET_SIZE+...", .run = lifecycle },
+		{ .label = "memfd: create+ftruncate+...", .run = lifecycle, .ctx = &memfd },
+		{ .label = "ashmem: open+close only", .run = open_close },
+		{ .label = "memfd: create+close only", .run = open_close, .ctx = &memfd },
+	};
+	int i;
 
 	printf("\n[3] area lifecycle: create + size + mmap(MAP_SHARED, 64 KiB) +\n"
 	       "    touch 1 page + munmap + close; for reference, create + close alone\n");
-	sides[0] = (struct side){ .label = "ashmem: open+SET_SIZE+...",
-				  .unit = "us/area", .run = lifecycle_ashmem,
-				  .per_op = 1, .div = 1e3 };
-	sides[1] = (struct side){ .label = "memfd: create+ftruncate+...",
-				  .unit = "us/area", .run = lifecycle_memfd,
-				  .per_op = 1, .div = 1e3 };
-	sides[2] = (struct side){ .label = "ashmem: open+close only",
-				  .unit = "us/area", .run = open_close_ashmem,
-				  .per_op = 1, .div = 1e3 };
-	sides[3] = (struct side){ .label = "memfd: create+close only",
-				  .unit = "us/area", .run = open_close_memfd,
-				  .per_op = 1, .div = 1e3 };
+	for (i = 0; i < 4; i++) {
+		sides[i].unit = "us/area";
+		sides[i].per_op = 1;
+		sides[i].div = 1e3;
+	}
 	sample_sides(sides, 4);
-	print_side(&sides[0]);
-	print_side(&sides[1]);
-	print_side(&sides[2]);
-	print_side(&sides[3]);
+	for (i = 0; i < 4; i++)
+		print_side(&sides[i]);
 	report("3", "lifecycle: ashmem / memfd", &sides[0], &sides[1], 1.10);
-	report("3o", "ctl: open+close / create+close", &sides[2], &sides[3],
-	       0);
+	report("3o", "ctl: open+close / create+close", &sides[2], &sides[3], 0);
 	print_lifecycle_steps(sides[1].iters);
 }
 
@@ -869,25 +836,6 @@ struct floor {
 	unsigned long page;
 	size_t size;
 };
-
-/* UNPIN then PIN of page 8 of an otherwise pinned 16-page area. */
-static double floor_pair(struct side *s, long iters)
-{
-	struct floor *f = s->ctx;
-	struct ashmem_pin pin = {
-		.offset = f->page * page_size,
-		.len = page_size,
-	};
-	uint64_t t0 = now_ns();
-	long i;
-
-	for (i = 0; i < iters; i++) {
-		if (ioctl(f->fd, ASHMEM_UNPIN, &pin) < 0 ||
-		    ioctl(f->fd, ASHMEM_PIN, &pin) < 0)
-			fail("UNPIN/PIN of page %lu", f->page);
-	}
-	return now_ns() - t0;
-}
 
 /* PIN of page 8 while it is pinned: everything but the range work. */
 static double floor_noop_pin(struct side *s, long iters)
@@ -938,6 +886,7 @@ static double floor_get_size(struct side *s, long iters)
 static void measure_floor(void)
 {
 	static struct side sides[4];
+	static struct ranges pair;
 	static struct floor f;
 
 	printf("\n[4] ioctl floor: UNPIN+PIN of one page (of 16, all pinned) vs one GET_SIZE;\n"
@@ -946,8 +895,10 @@ static void measure_floor(void)
 	f.size = 16 * page_size;
 	f.fd = area_ready(16);
 	f.page = 8;
+	/* UNPIN then PIN of page 8 of an otherwise pinned 16-page area. */
+	pair = (struct ranges){ .fd = f.fd, .target = f.page, .merge = true };
 	sides[0] = (struct side){ .label = "UNPIN+PIN pair", .unit = "us/pair",
-				  .run = floor_pair, .ctx = &f,
+				  .run = ranges_run, .ctx = &pair,
 				  .per_op = 1, .div = 1e3 };
 	sides[1] = (struct side){ .label = "GET_SIZE", .unit = "us/ioctl",
 				  .run = floor_get_size, .ctx = &f,
@@ -1000,9 +951,9 @@ static double purge_ashmem(struct side *s, long iters)
 		fail("ASHMEM_PURGE_ALL_CACHES");
 	fd = area_open(pg->size);
 	map = map_shared(fd, pg->size);
-	touch_pages(map, pg->size, 0x5a);
+	dirty_pages(map, pg->size, 0x5a);
 	for (p = 0; p < npages; p += pg->stride)
-		pin_op(fd, ASHMEM_UNPIN, p, pg->stride - 1);
+		pin_check(fd, ASHMEM_UNPIN, p, pg->stride - 1);
 	res = resident(map, pg->size);
 	if (res != npages)
 		printf("    note: %lu of %lu pages resident before the purge\n",
@@ -1022,7 +973,7 @@ static double purge_ashmem(struct side *s, long iters)
 		fail("%lu pages resident after PURGE_ALL_CACHES, %lu expected",
 		     res, npages - pg->pages);
 	}
-	if (pin_op(fd, ASHMEM_PIN, 0, 0) != ASHMEM_WAS_PURGED) {
+	if (pin_check(fd, ASHMEM_PIN, 0, 0) != ASHMEM_WAS_PURGED) {
 		errno = 0;
 		fail("ASHMEM_PIN after PURGE_ALL_CACHES: not ASHMEM_WAS_PURGED");
 	}
@@ -1041,7 +992,7 @@ static double purge_memfd(struct side *s, long iters)
 
 	fd = memfd_sized(pg->size);
 	map = map_shared(fd, pg->size);
-	touch_pages(map, pg->size, 0x5a);
+	dirty_pages(map, pg->size, 0x5a);
 
 	t0 = now_ns();
 	for (p = 0; p < npages; p += pg->stride) {
@@ -1106,26 +1057,14 @@ static void measure_purge(unsigned long stride, const char *id)
 
 static size_t fault_size;
 
-static double fault_ashmem(struct side *s, long iters)
+/* ctx NULL: ashmem, else memfd */
+static double faults(struct side *s, long iters)
 {
-	int fd = area_open(fault_size);
+	int fd = s->ctx ? memfd_sized(fault_size) : area_open(fault_size);
 	char *map = map_shared(fd, fault_size);
 	uint64_t t0 = now_ns();
 
-	touch_pages(map, fault_size, 1);
-	t0 = now_ns() - t0;
-	munmap(map, fault_size);
-	close(fd);
-	return t0;
-}
-
-static double fault_memfd(struct side *s, long iters)
-{
-	int fd = memfd_sized(fault_size);
-	char *map = map_shared(fd, fault_size);
-	uint64_t t0 = now_ns();
-
-	touch_pages(map, fault_size, 1);
+	dirty_pages(map, fault_size, 1);
 	t0 = now_ns() - t0;
 	munmap(map, fault_size);
 	close(fd);
@@ -1142,11 +1081,11 @@ static void measure_faults(void)
 	printf("\n[6] fault cost: write one byte to every page of a fresh %zu MiB\n"
 	       "    MAP_SHARED mapping\n", fault_size >> 20);
 	sides[0] = (struct side){ .label = "ashmem", .unit = unit,
-				  .run = fault_ashmem, .fixed = true,
+				  .run = faults, .fixed = true,
 				  .per_op = 1, .div = 1e6 };
-	sides[1] = (struct side){ .label = "memfd", .unit = unit,
-				  .run = fault_memfd, .fixed = true,
-				  .per_op = 1, .div = 1e6 };
+	sides[1] = sides[0];
+	sides[1].label = "memfd";
+	sides[1].ctx = &fault_size;
 	sample_sides(sides, 2);
 	print_side(&sides[0]);
 	print_side(&sides[1]);
@@ -1157,14 +1096,10 @@ static void measure_faults(void)
 
 static void print_file(const char *label, const char *path)
 {
-	char buf[256] = "?";
-	FILE *f = fopen(path, "r");
+	char buf[256];
 
-	if (f) {
-		if (!fgets(buf, sizeof(buf), f))
-			snprintf(buf, sizeof(buf), "?");
-		fclose(f);
-	}
+	if (read_small(path, buf, sizeof(buf)))
+		snprintf(buf, sizeof(buf), "?");
 	buf[strcspn(buf, "\n")] = '\0';
 	printf("%-12s %s\n", label, buf);
 }
@@ -1185,33 +1120,6 @@ static uint64_t clock_step(void)
 	return best;
 }
 
-static double boot_seconds(void)
-{
-	double up = 1e9;
-	FILE *f = fopen("/proc/uptime", "r");
-
-	if (f) {
-		if (fscanf(f, "%lf", &up) != 1)
-			up = 1e9;
-		fclose(f);
-	}
-	return up;
-}
-
-static unsigned long mem_available_mib(void)
-{
-	unsigned long kib = 0;
-	char line[128];
-	FILE *f = fopen("/proc/meminfo", "r");
-
-	while (f && fgets(line, sizeof(line), f))
-		if (sscanf(line, "MemAvailable: %lu kB", &kib) == 1)
-			break;
-	if (f)
-		fclose(f);
-	return kib >> 10;
-}
-
 /*
  * Right after boot the kernel is still settling (a VM switches its
  * clocksource a second or two in), and a VM's memory is backed by the host
@@ -1220,10 +1128,13 @@ static unsigned long mem_available_mib(void)
  */
 static void settle(void)
 {
-	size_t size = (size_t)(mem_available_mib() / 2);
-	double up = boot_seconds();
-	char *map;
+	size_t size = meminfo_kb("MemAvailable") / 1024 / 2;
+	char buf[64], *map;
+	double up = 1e9;
 	int fd;
+
+	if (!read_small("/proc/uptime", buf, sizeof(buf)))
+		up = strtod(buf, NULL);
 
 	if (up < SETTLE_SECONDS) {
 		printf("%-12s waiting until %d s after boot\n", "settle",
@@ -1237,7 +1148,7 @@ static void settle(void)
 	size <<= 20;
 	fd = memfd_sized(size);
 	map = map_shared(fd, size);
-	touch_pages(map, size, 1);
+	dirty_pages(map, size, 1);
 	munmap(map, size);
 	close(fd);
 	printf("%-12s touched %zu MiB once\n", "warm-up", size >> 20);

@@ -22,7 +22,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -42,10 +41,8 @@
 #include <linux/ashmem.h>
 
 #include "../kselftest.h"
+#include "ashmem_util.h"
 
-#ifndef ASHMEM_DEV
-#define ASHMEM_DEV	"/dev/ashmem"
-#endif
 #define MAX_AREAS	8
 #define MAX_MAPS	16
 #define MAX_MAP_PAGES	64
@@ -93,31 +90,9 @@ struct worker {
 
 static size_t page_size;
 
-static uint64_t rnd(struct worker *w)
-{
-	/* xorshift64* */
-	w->rng ^= w->rng >> 12;
-	w->rng ^= w->rng << 25;
-	w->rng ^= w->rng >> 27;
-	return w->rng * 0x2545f4914f6cdd1dULL;
-}
-
-static uint64_t below(struct worker *w, uint64_t n)
-{
-	return n ? rnd(w) % n : 0;
-}
-
 static bool chance(struct worker *w, unsigned int percent)
 {
-	return below(w, 100) < percent;
-}
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
+	return below(&w->rng, 100) < percent;
 }
 
 static void failure(struct worker *w, const char *fmt, ...)
@@ -141,15 +116,15 @@ static uint64_t rnd_size(struct worker *w)
 		0x8000000000000000ULL, 0xfffffffffffff001ULL, ~0ULL,
 	};
 
-	switch (below(w, 6)) {
+	switch (below(&w->rng, 6)) {
 	case 0:
-		return edges[below(w, ARRAY_SIZE(edges))];
+		return edges[below(&w->rng, ARRAY_SIZE(edges))];
 	case 1:
-		return rnd(w);
+		return rnd(&w->rng);
 	case 2:
-		return below(w, MAX_MAP_PAGES * page_size);
+		return below(&w->rng, MAX_MAP_PAGES * page_size);
 	default:
-		return (1 + below(w, MAX_MAP_PAGES)) * page_size;
+		return (1 + below(&w->rng, MAX_MAP_PAGES)) * page_size;
 	}
 }
 
@@ -160,18 +135,15 @@ static uint32_t rnd_pin_field(struct worker *w)
 		0, 1, 4095, 4096, 0x7ffff000, 0x80000000, 0xfffff000, 0xffffffff,
 	};
 
-	switch (below(w, 5)) {
+	switch (below(&w->rng, 5)) {
 	case 0:
-		return edges[below(w, ARRAY_SIZE(edges))];
+		return edges[below(&w->rng, ARRAY_SIZE(edges))];
 	case 1:
-		return (uint32_t)rnd(w);
+		return (uint32_t)rnd(&w->rng);
 	default:
-		return below(w, MAX_MAP_PAGES + 4) * page_size;
+		return below(&w->rng, MAX_MAP_PAGES + 4) * page_size;
 	}
 }
-
-/* x86-64: the start of kernel text; wider than a 32-bit unsigned long. */
-#define KERNEL_ADDR_64	0xffffffff81000000ULL
 
 /*
  * A pointer argument: bad ones, or one into memory the kernel may read and
@@ -181,24 +153,23 @@ static unsigned long rnd_ptr(struct worker *w, size_t need)
 {
 	struct mapping *m;
 
-	switch (below(w, 10)) {
+	switch (below(&w->rng, 10)) {
 	case 0:
 		return 0;
 	case 1:
 		return (unsigned long)w->unmapped;
 	case 2:
-		return sizeof(long) == 8 ? (unsigned long)KERNEL_ADDR_64 :
-					   0xfffff000UL;
+		return kernel_addr();
 	case 3:
-		return ~0UL - below(w, 16);
+		return ~0UL - below(&w->rng, 16);
 	case 4:
-		return (unsigned long)w->ro + below(w, page_size);
+		return (unsigned long)w->ro + below(&w->rng, page_size);
 	case 5:
-		return (unsigned long)w->hole - 1 - below(w, 300);
+		return (unsigned long)w->hole - 1 - below(&w->rng, 300);
 	case 6:
-		m = &w->maps[below(w, MAX_MAPS)];
+		m = &w->maps[below(&w->rng, MAX_MAPS)];
 		if (m->addr)
-			return (unsigned long)m->addr + below(w, m->len);
+			return (unsigned long)m->addr + below(&w->rng, m->len);
 		break;
 	default:
 		break;
@@ -207,16 +178,16 @@ static unsigned long rnd_ptr(struct worker *w, size_t need)
 	if (need > SCRATCH_PAGES * page_size)
 		need = SCRATCH_PAGES * page_size;
 	return (unsigned long)w->scratch +
-	       below(w, SCRATCH_PAGES * page_size - need + 1);
+	       below(&w->rng, SCRATCH_PAGES * page_size - need + 1);
 }
 
 /* One of our areas, or a bad fd; never someone else's descriptor. */
 static int rnd_fd(struct worker *w)
 {
-	int fd = w->fds[below(w, MAX_AREAS)];
+	int fd = w->fds[below(&w->rng, MAX_AREAS)];
 
 	if (fd < 0 && chance(w, 5))
-		return chance(w, 50) ? -1 : 1000 + (int)below(w, 24);
+		return chance(w, 50) ? -1 : 1000 + (int)below(&w->rng, 24);
 	return fd;
 }
 
@@ -242,51 +213,32 @@ static struct mapping *free_map_slot(struct worker *w)
 
 static struct mapping *rnd_map(struct worker *w)
 {
-	struct mapping *m = &w->maps[below(w, MAX_MAPS)];
+	struct mapping *m = &w->maps[below(&w->rng, MAX_MAPS)];
 
 	return m->addr ? m : NULL;
 }
 
-static sigjmp_buf fault_jmp;
-static sig_atomic_t fault_armed;	/* __atomic: the handler reads it */
-
-static void fault_handler(int sig)
+static void drop_map(struct mapping *m)
 {
-	if (__atomic_load_n(&fault_armed, __ATOMIC_RELAXED))
-		siglongjmp(fault_jmp, sig);
-	signal(sig, SIG_DFL);
-	raise(sig);
+	munmap(m->addr, m->len);
+	m->addr = NULL;
 }
 
 /* Touches every page of @m its protection allows; a fault is a failure. */
 static void touch(struct worker *w, struct mapping *m)
 {
-	/* Not a local: a local changed after sigsetjmp() is lost by longjmp. */
-	static __thread size_t off;
-	int sig;
+	long bad;
 
 	if (!(m->prot & PROT_READ))
 		return;
-	sig = sigsetjmp(fault_jmp, 1);
-	if (sig) {
-		__atomic_store_n(&fault_armed, 0, __ATOMIC_RELAXED);
-		w->faults++;
-		failure(w, "signal %d touching %p + %#zx (len %#zx, prot %d)",
-			sig, m->addr, (size_t)off, m->len, m->prot);
-		/* The mapping is not trustworthy any more. */
-		munmap(m->addr, m->len);
-		m->addr = NULL;
+	bad = touch_pages(m->addr, m->len / page_size, m->prot & PROT_WRITE);
+	if (bad < 0)
 		return;
-	}
-	__atomic_store_n(&fault_armed, 1, __ATOMIC_RELAXED);
-	for (off = 0; off < m->len; off += page_size) {
-		char *c = m->addr + off;
-		char v = __atomic_load_n(c, __ATOMIC_RELAXED);
-
-		if (m->prot & PROT_WRITE)
-			__atomic_store_n(c, v + 1, __ATOMIC_RELAXED);
-	}
-	__atomic_store_n(&fault_armed, 0, __ATOMIC_RELAXED);
+	w->faults++;
+	failure(w, "fault touching %p + %#zx (len %#zx, prot %d)",
+		m->addr, bad * page_size, m->len, m->prot);
+	/* The mapping is not trustworthy any more. */
+	drop_map(m);
 }
 
 /* Is all of [addr, addr + len) still mapped? */
@@ -297,31 +249,33 @@ static bool still_mapped(char *addr, size_t len)
 	return mincore(addr, len, vec) == 0;
 }
 
-static void op_open(struct worker *w)
+static bool op_open(struct worker *w)
 {
 	static const int modes[] = { O_RDWR, O_RDWR, O_RDWR, O_RDONLY, O_WRONLY };
 	int slot = free_area_slot(w);
 
 	if (slot < 0) {
-		close(w->fds[below(w, MAX_AREAS)]);
+		close(w->fds[below(&w->rng, MAX_AREAS)]);
 		slot = free_area_slot(w);
 	}
-	w->fds[slot] = open(ASHMEM_DEV, modes[below(w, 5)] | O_CLOEXEC);
+	w->fds[slot] = open(ASHMEM_DEV, modes[below(&w->rng, 5)] | O_CLOEXEC);
 	/* Usually give it a usable size at once. */
 	if (w->fds[slot] >= 0 && chance(w, 70))
 		ioctl(w->fds[slot], ASHMEM_SET_SIZE,
-		      (size_t)((1 + below(w, MAX_MAP_PAGES)) * page_size -
-			       below(w, 2) * below(w, page_size)));
+		      (size_t)((1 + below(&w->rng, MAX_MAP_PAGES)) * page_size -
+			       below(&w->rng, 2) * below(&w->rng, page_size)));
+	return true;
 }
 
-static void op_close(struct worker *w)
+static bool op_close(struct worker *w)
 {
-	int i = below(w, MAX_AREAS);
+	int i = below(&w->rng, MAX_AREAS);
 
 	if (w->fds[i] >= 0) {
 		close(w->fds[i]);
 		w->fds[i] = -1;
 	}
+	return true;
 }
 
 static bool op_dup(struct worker *w)
@@ -338,40 +292,15 @@ static bool op_dup(struct worker *w)
 static bool op_pass_fd(struct worker *w)
 {
 	int slot = free_area_slot(w), fd = rnd_fd(w), sv[2];
-	union {
-		struct cmsghdr hdr;
-		char buf[CMSG_SPACE(sizeof(int))];
-	} control;
 	char byte = 0;
-	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
-	struct msghdr msg = {
-		.msg_iov = &iov, .msg_iovlen = 1,
-		.msg_control = control.buf, .msg_controllen = sizeof(control.buf),
-	};
-	struct cmsghdr *cmsg;
-	bool ok = false;
 
 	if (slot < 0 || fd < 0 || socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv))
 		return false;
-	memset(&control, 0, sizeof(control));
-	cmsg = CMSG_FIRSTHDR(&msg);
-	cmsg->cmsg_level = SOL_SOCKET;
-	cmsg->cmsg_type = SCM_RIGHTS;
-	cmsg->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(cmsg), &fd, sizeof(int));
-	if (sendmsg(sv[0], &msg, 0) == 1) {
-		msg.msg_controllen = sizeof(control.buf);
-		if (recvmsg(sv[1], &msg, MSG_CMSG_CLOEXEC) == 1) {
-			cmsg = CMSG_FIRSTHDR(&msg);
-			if (cmsg && cmsg->cmsg_type == SCM_RIGHTS) {
-				memcpy(&w->fds[slot], CMSG_DATA(cmsg), sizeof(int));
-				ok = true;
-			}
-		}
-	}
+	if (!send_fd(sv[0], fd, &byte, 1))
+		w->fds[slot] = recv_fd(sv[1], &byte, 1);
 	close(sv[0]);
 	close(sv[1]);
-	return ok;
+	return w->fds[slot] >= 0;
 }
 
 /* Errors the driver may return for a well-formed ashmem ioctl. */
@@ -390,7 +319,7 @@ static bool op_ashmem_ioctl(struct worker *w)
 		ASHMEM_PIN, ASHMEM_UNPIN, ASHMEM_GET_PIN_STATUS,
 		ASHMEM_GET_FILE_ID,
 	};
-	unsigned long cmd = cmds[below(w, ARRAY_SIZE(cmds))];
+	unsigned long cmd = cmds[below(&w->rng, ARRAY_SIZE(cmds))];
 	int fd = rnd_fd(w);
 	unsigned long arg;
 	struct ashmem_pin *pin;
@@ -404,10 +333,10 @@ static bool op_ashmem_ioctl(struct worker *w)
 		    arg < (unsigned long)w->scratch + SCRATCH_PAGES * page_size) {
 			size_t room = (unsigned long)w->scratch +
 				      SCRATCH_PAGES * page_size - arg;
-			size_t len = below(w, room < 300 ? room : 300);
+			size_t len = below(&w->rng, room < 300 ? room : 300);
 
 			s = (char *)arg;
-			memset(s, 'a' + below(w, 26), len);
+			memset(s, 'a' + below(&w->rng, 26), len);
 			if (chance(w, 90) && len)
 				s[len - 1] = '\0';
 		}
@@ -416,13 +345,13 @@ static bool op_ashmem_ioctl(struct worker *w)
 		arg = (unsigned long)rnd_size(w);
 		break;
 	case ASHMEM_SET_PROT_MASK:
-		arg = chance(w, 80) ? below(w, 8) : (unsigned long)rnd(w);
+		arg = chance(w, 80) ? below(&w->rng, 8) : (unsigned long)rnd(&w->rng);
 		break;
 	case ASHMEM_PIN:
 	case ASHMEM_UNPIN:
 	case ASHMEM_GET_PIN_STATUS:
 		arg = chance(w, 80) ? (unsigned long)w->scratch +
-				      below(w, page_size / 8) * 8 :
+				      below(&w->rng, page_size / 8) * 8 :
 				      rnd_ptr(w, sizeof(*pin));
 		if (arg >= (unsigned long)w->scratch &&
 		    arg <= (unsigned long)w->scratch +
@@ -459,11 +388,11 @@ static bool op_random_ioctl(struct worker *w)
 
 	do {
 		if (chance(w, 70)) {
-			cmd = _IOC(below(w, 4), 0x77, below(w, 32),
-				   below(w, 2) ? below(w, 0x3fff) :
-				   (unsigned long)(1 << below(w, 10)));
+			cmd = _IOC(below(&w->rng, 4), 0x77, below(&w->rng, 32),
+				   below(&w->rng, 2) ? below(&w->rng, 0x3fff) :
+				   (unsigned long)(1 << below(&w->rng, 10)));
 		} else {
-			cmd = (uint32_t)rnd(w);
+			cmd = (uint32_t)rnd(&w->rng);
 		}
 		type = _IOC_TYPE(cmd);
 		/*
@@ -473,7 +402,7 @@ static bool op_random_ioctl(struct worker *w)
 		 */
 	} while (type == 'X' || type == 'f' || type == 0x94 || type == 0x15);
 
-	arg = chance(w, 60) ? rnd_ptr(w, _IOC_SIZE(cmd)) : (unsigned long)rnd(w);
+	arg = chance(w, 60) ? rnd_ptr(w, _IOC_SIZE(cmd)) : (unsigned long)rnd(&w->rng);
 	/* Fully random values may hit our own memory: only use pointers. */
 	if (_IOC_DIR(cmd) & _IOC_READ || type == 'T' || type == 0)
 		arg = rnd_ptr(w, _IOC_SIZE(cmd) ? _IOC_SIZE(cmd) : 8);
@@ -493,17 +422,16 @@ static bool op_mmap(struct worker *w)
 		m = rnd_map(w);
 		if (!m)
 			return false;
-		munmap(m->addr, m->len);
-		m->addr = NULL;
+		drop_map(m);
 	}
-	len = below(w, MAX_MAP_PAGES + 1) * page_size;
+	len = below(&w->rng, MAX_MAP_PAGES + 1) * page_size;
 	if (chance(w, 5))
-		len += below(w, page_size);
-	off = chance(w, 70) ? 0 : (off_t)below(w, MAX_MAP_PAGES) * page_size;
+		len += below(&w->rng, page_size);
+	off = chance(w, 70) ? 0 : (off_t)below(&w->rng, MAX_MAP_PAGES) * page_size;
 	if (chance(w, 3))
-		off = (off_t)rnd(w) & ~(off_t)(page_size - 1) & INT64_MAX;
-	prot = chance(w, 80) ? PROT_READ | PROT_WRITE : (int)below(w, 8);
-	flags = types[below(w, 3)] | (chance(w, 30) ? MAP_NORESERVE : 0);
+		off = (off_t)rnd(&w->rng) & ~(off_t)(page_size - 1) & INT64_MAX;
+	prot = chance(w, 80) ? PROT_READ | PROT_WRITE : (int)below(&w->rng, 8);
+	flags = types[below(&w->rng, 3)] | (chance(w, 30) ? MAP_NORESERVE : 0);
 	p = mmap(NULL, len, prot, flags, fd, off);
 	if (p == MAP_FAILED)
 		return false;
@@ -517,17 +445,15 @@ static bool op_munmap(struct worker *w)
 {
 	struct mapping *m = rnd_map(w);
 
-	if (!m)
-		return false;
-	munmap(m->addr, m->len);
-	m->addr = NULL;
-	return true;
+	if (m)
+		drop_map(m);
+	return m;
 }
 
 static bool op_mprotect(struct worker *w)
 {
 	struct mapping *m = rnd_map(w);
-	int prot = below(w, 8);
+	int prot = below(&w->rng, 8);
 
 	if (!m || mprotect(m->addr, m->len, prot))
 		return false;
@@ -539,15 +465,14 @@ static bool op_touch(struct worker *w)
 {
 	struct mapping *m = rnd_map(w);
 
-	if (!m)
-		return false;
-	touch(w, m);
-	return true;
+	if (m)
+		touch(w, m);
+	return m;
 }
 
 static bool op_read(struct worker *w)
 {
-	size_t len = below(w, 2) ? below(w, 64) : below(w, SCRATCH_PAGES * page_size);
+	size_t len = below(&w->rng, chance(w, 50) ? 64 : SCRATCH_PAGES * page_size);
 	unsigned long buf = rnd_ptr(w, len);
 	int fd = rnd_fd(w);
 
@@ -559,17 +484,17 @@ static bool op_read(struct worker *w)
 		len = 64;
 	if (chance(w, 50))
 		return pread(fd, (void *)buf, len, chance(w, 80) ?
-			     (off_t)below(w, MAX_MAP_PAGES * page_size) :
-			     (off_t)(rnd(w) >> 1)) >= 0;
+			     (off_t)below(&w->rng, MAX_MAP_PAGES * page_size) :
+			     (off_t)(rnd(&w->rng) >> 1)) >= 0;
 	return read(fd, (void *)buf, len) >= 0;
 }
 
 static bool op_lseek(struct worker *w)
 {
-	off_t off = chance(w, 70) ? (off_t)below(w, 2 * MAX_MAP_PAGES * page_size) :
-				    (off_t)rnd(w);
+	off_t off = chance(w, 70) ? (off_t)below(&w->rng, 2 * MAX_MAP_PAGES * page_size) :
+				    (off_t)rnd(&w->rng);
 
-	return lseek(rnd_fd(w), off, below(w, 7)) >= 0;
+	return lseek(rnd_fd(w), off, below(&w->rng, 7)) >= 0;
 }
 
 static bool op_madvise(struct worker *w)
@@ -583,7 +508,7 @@ static bool op_madvise(struct worker *w)
 	if (!m)
 		return false;
 	return madvise(m->addr, m->len,
-		       advice[below(w, ARRAY_SIZE(advice))]) == 0;
+		       advice[below(&w->rng, ARRAY_SIZE(advice))]) == 0;
 }
 
 /*
@@ -604,11 +529,9 @@ static bool op_remap(struct worker *w)
 	if (!m)
 		return false;
 	pages = m->len / page_size;
-	ret = remap_file_pages(m->addr, m->len, 0, below(w, pages + 2), 0);
-	if (ret == 0 || !still_mapped(m->addr, m->len)) {
-		munmap(m->addr, m->len);
-		m->addr = NULL;
-	}
+	ret = remap_file_pages(m->addr, m->len, 0, below(&w->rng, pages + 2), 0);
+	if (ret == 0 || !still_mapped(m->addr, m->len))
+		drop_map(m);
 	return ret == 0;
 }
 
@@ -649,20 +572,11 @@ static bool op_purge(struct worker *w)
 	return fd >= 0 && ioctl(fd, ASHMEM_PURGE_ALL_CACHES) >= 0;
 }
 
-static enum op pick_op(struct worker *w)
-{
-	unsigned int total = 0, r, i;
-
-	for (i = 0; i < NR_OPS; i++)
-		total += op_weights[i];
-	r = below(w, total);
-	for (i = 0; i < NR_OPS; i++) {
-		if (r < op_weights[i])
-			return i;
-		r -= op_weights[i];
-	}
-	return OP_ASHMEM_IOCTL;
-}
+static bool (*const op_fns[NR_OPS])(struct worker *w) = {
+	op_open, op_close, op_dup, op_pass_fd, op_ashmem_ioctl, op_random_ioctl,
+	op_mmap, op_munmap, op_mprotect, op_touch, op_read, op_lseek,
+	op_madvise, op_remap, op_fork, op_purge,
+};
 
 static int setup_worker(struct worker *w, uint64_t seed, bool verbose)
 {
@@ -690,78 +604,22 @@ static int setup_worker(struct worker *w, uint64_t seed, bool verbose)
 	return 0;
 }
 
-static int run_worker(uint64_t seed, unsigned long iterations, double deadline,
+static int run_worker(uint64_t seed, unsigned long iterations, uint64_t deadline,
 		      bool verbose)
 {
-	struct sigaction sa = { .sa_handler = fault_handler };
-	double start = now();
+	uint64_t start = now_ns();
 	unsigned long n, total_ok = 0;
 	struct worker w;
 	int i;
 
 	if (setup_worker(&w, seed, verbose))
 		return 2;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGSEGV, &sa, NULL);
-	sigaction(SIGBUS, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 
-	for (n = 0; n < iterations && now() < deadline; n++) {
-		enum op op = pick_op(&w);
-		bool ok = false;
+	for (n = 0; n < iterations && now_ns() < deadline; n++) {
+		unsigned int op = pick_weighted(&w.rng, op_weights, NR_OPS);
+		bool ok = op_fns[op](&w);
 
-		switch (op) {
-		case OP_OPEN:
-			op_open(&w);
-			ok = true;
-			break;
-		case OP_CLOSE:
-			op_close(&w);
-			ok = true;
-			break;
-		case OP_DUP:
-			ok = op_dup(&w);
-			break;
-		case OP_PASS_FD:
-			ok = op_pass_fd(&w);
-			break;
-		case OP_ASHMEM_IOCTL:
-			ok = op_ashmem_ioctl(&w);
-			break;
-		case OP_RANDOM_IOCTL:
-			ok = op_random_ioctl(&w);
-			break;
-		case OP_MMAP:
-			ok = op_mmap(&w);
-			break;
-		case OP_MUNMAP:
-			ok = op_munmap(&w);
-			break;
-		case OP_MPROTECT:
-			ok = op_mprotect(&w);
-			break;
-		case OP_TOUCH:
-			ok = op_touch(&w);
-			break;
-		case OP_READ:
-			ok = op_read(&w);
-			break;
-		case OP_LSEEK:
-			ok = op_lseek(&w);
-			break;
-		case OP_MADVISE:
-			ok = op_madvise(&w);
-			break;
-		case OP_REMAP:
-			ok = op_remap(&w);
-			break;
-		case OP_FORK:
-			ok = op_fork(&w);
-			break;
-		default:
-			ok = op_purge(&w);
-			break;
-		}
 		w.ops[op]++;
 		w.ok[op] += ok;
 		total_ok += ok;
@@ -776,7 +634,7 @@ static int run_worker(uint64_t seed, unsigned long iterations, double deadline,
 	}
 
 	printf("# seed %llu: %lu iterations, %.1f s, %lu ok; faults %lu, bad errno %lu\n",
-	       (unsigned long long)seed, n, now() - start, total_ok, w.faults,
+	       (unsigned long long)seed, n, (now_ns() - start) / 1e9, total_ok, w.faults,
 	       w.bad_errno);
 	if (verbose)
 		for (i = 0; i < NR_OPS; i++)
@@ -798,8 +656,9 @@ int main(int argc, char **argv)
 {
 	unsigned long iterations = 20000;
 	uint64_t seed = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 16);
-	double seconds = 60, deadline;
-	int procs = 2, opt, i, failed = 0, fd;
+	double seconds = 60;
+	uint64_t deadline;
+	int procs = 2, opt, i, failed = 0;
 	bool verbose = false;
 	pid_t *pids;
 
@@ -828,17 +687,12 @@ int main(int argc, char **argv)
 		usage(argv[0]);
 	page_size = sysconf(_SC_PAGESIZE);
 
-	ksft_print_header();
-	ksft_set_plan(1);
-	fd = open(ASHMEM_DEV, O_RDWR);
-	if (fd < 0)
-		ksft_exit_skip("%s: %s (CONFIG_ASHMEM)\n", ASHMEM_DEV, strerror(errno));
-	close(fd);
+	ksft_start_one();
 	ksft_print_msg("ashmem_fuzz: seed %llu, %lu iterations per process, %.0f s, %d processes\n",
 		       (unsigned long long)seed, iterations, seconds, procs);
 	ksft_print_msg("replay one process with -p 1 -s SEED\n");
 
-	deadline = now() + seconds;
+	deadline = now_ns() + seconds * 1e9;
 	pids = calloc(procs, sizeof(*pids));
 	if (!pids)
 		ksft_exit_fail_msg("out of memory\n");
@@ -856,7 +710,7 @@ int main(int argc, char **argv)
 
 		/* A worker stuck in the kernel is a failure, not a hang. */
 		while ((r = waitpid(pids[i], &status, WNOHANG)) == 0 &&
-		       now() < deadline + 60)
+		       now_ns() < deadline + 60 * 1000000000ULL)
 			usleep(50 * 1000);
 		if (r != pids[i]) {
 			ksft_print_msg("worker (seed %llu) still running 60 s past the deadline\n",

@@ -6,11 +6,12 @@
  * ranges and no other cgroup's; global reclaim and PURGE_ALL_CACHES purge
  * every cgroup's; the ranges of a removed cgroup go to its parent.
  *
- * Needs root and CONFIG_MEMCG; mounts cgroup2 on /sys/fs/cgroup if nothing
- * is mounted there.  The cgroups are made under /sys/fs/cgroup, whatever
- * cgroup the test runs in.  The limits assume no swap (with swap, reclaim
- * can swap out the anonymous memory instead of purging): with swap on, the
- * tests that rely on a limit skip.
+ * Needs root and CONFIG_MEMCG; mounts cgroup2 on /sys/fs/cgroup, in a mount
+ * namespace of its own, if nothing is mounted there.  The cgroups are made
+ * under the root of the hierarchy, whatever cgroup the test runs in.  The
+ * limits assume no swap (with swap, reclaim can swap out the anonymous
+ * memory instead of purging): with swap on, the tests that rely on a limit
+ * skip.
  */
 #define _GNU_SOURCE
 #define _FILE_OFFSET_BITS 64
@@ -24,7 +25,6 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
-#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -49,12 +49,9 @@ static bool cgroup2_memory(void)
 {
 	char buf[512];
 
-	if (read_small(CG_ROOT "/cgroup.controllers", buf, sizeof(buf)) &&
-	    mount("cgroup2", CG_ROOT, "cgroup2", 0, NULL))
-		return false;
-	if (read_small(CG_ROOT "/cgroup.controllers", buf, sizeof(buf)))
-		return false;
-	return !!strstr(buf, "memory");
+	return mount_if_missing(CG_ROOT "/cgroup.controllers", "cgroup2", CG_ROOT) &&
+	       !read_small(CG_ROOT "/cgroup.controllers", buf, sizeof(buf)) &&
+	       strstr(buf, "memory");
 }
 
 /*
@@ -89,16 +86,12 @@ static bool swap_on(void)
 /* A counter of a cgroup's memory.events ("oom_kill", "max"...), or -1. */
 static long cg_event(const char *cg, const char *key)
 {
-	size_t klen = strlen(key);
-	char path[PATH_MAX], buf[1024], *line;
+	char path[PATH_MAX + 16], buf[1024];
 
 	snprintf(path, sizeof(path), "%s/memory.events", cg);
 	if (read_small(path, buf, sizeof(buf)))
 		return -1;
-	for (line = buf; line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL)
-		if (!strncmp(line, key, klen) && line[klen] == ' ')
-			return strtol(line + klen + 1, NULL, 10);
-	return -1;
+	return key_value(buf, key);
 }
 
 /* Move the calling process into @cg. */
@@ -108,22 +101,6 @@ static int cg_enter(const char *cg)
 
 	snprintf(path, sizeof(path), "%s/cgroup.procs", cg);
 	return write_str(path, "0");
-}
-
-/* An area of @size bytes, mapped shared, each page filled with page_byte(). */
-static int area_filled(size_t size, char **map)
-{
-	int fd = open(ASHMEM_DEV, O_RDWR | O_CLOEXEC);
-
-	if (fd < 0)
-		return -1;
-	*map = area_map(fd, size, PROT_RW, MAP_SHARED);
-	if (*map == MAP_FAILED) {
-		close(fd);
-		return -1;
-	}
-	fill_pages(*map, size / pages(1));
-	return fd;
 }
 
 /* An area made from inside @cg, so that it belongs to @cg; unpinned. */
@@ -226,10 +203,8 @@ FIXTURE_SETUP(memcg)
 {
 	char buf[PATH_MAX + 8], path[PATH_MAX];
 
-	if (geteuid() != 0)
-		SKIP(return, "needs root");
-	if (access(ASHMEM_DEV, F_OK))
-		SKIP(return, ASHMEM_DEV " is missing (CONFIG_ASHMEM)");
+	if (!root_and_ashmem(_metadata))
+		return;
 	if (!cgroup2_memory())
 		SKIP(return, "no cgroup2 memory controller (CONFIG_MEMCG)");
 
@@ -261,18 +236,31 @@ FIXTURE_TEARDOWN(memcg)
 		rmdir(self->top);
 }
 
+/*
+ * pressure_child() in cgroup @a, made under @top with memory.max LIMIT: its
+ * wait status, or -1 if swap is on and the test skipped.
+ */
+static int limited_pressure(struct __test_metadata *_metadata, const char *top,
+			    char *a, bool unpin)
+{
+	int status;
+
+	if (swap_on())
+		SKIP(return -1, "swap is on: reclaim need not purge, nor the limit kill");
+	ASSERT_EQ(0, cg_make(top, "a", LIMIT, a));
+	status = run_pressure(a, unpin);
+	log_events(_metadata, a);
+	return status;
+}
+
 /* Test 1: the cgroup's own limit purges its unpinned area; no OOM kill. */
 TEST_F(memcg, limit_purges_unpinned)
 {
 	char a[PATH_MAX];
-	int status;
+	int status = limited_pressure(_metadata, self->top, a, true);
 
-	if (swap_on())
-		SKIP(return, "swap is on: reclaim need not purge");
-	ASSERT_EQ(0, cg_make(self->top, "a", LIMIT, a));
-
-	status = run_pressure(a, true);
-	log_events(_metadata, a);
+	if (status == -1)
+		return;
 	ASSERT_TRUE(WIFEXITED(status))
 		TH_LOG("child killed by signal %d", WTERMSIG(status));
 	EXPECT_EQ(0, WEXITSTATUS(status)) TH_LOG("PIN did not say WAS_PURGED");
@@ -285,14 +273,10 @@ TEST_F(memcg, limit_purges_unpinned)
 TEST_F(memcg, limit_kills_when_pinned)
 {
 	char a[PATH_MAX];
-	int status;
+	int status = limited_pressure(_metadata, self->top, a, false);
 
-	if (swap_on())
-		SKIP(return, "swap is on: the limit need not kill");
-	ASSERT_EQ(0, cg_make(self->top, "a", LIMIT, a));
-
-	status = run_pressure(a, false);
-	log_events(_metadata, a);
+	if (status == -1)
+		return;
 	EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL)
 		TH_LOG("child status %#x: survived with its area pinned", status);
 	EXPECT_LE(1, cg_event(a, "oom_kill"));
@@ -306,15 +290,12 @@ TEST_F(memcg, sibling_not_purged)
 	int fd, status;
 	size_t i;
 
-	if (swap_on())
-		SKIP(return, "swap is on: reclaim need not purge");
-	ASSERT_EQ(0, cg_make(self->top, "a", LIMIT, a));
 	ASSERT_EQ(0, cg_make(self->top, "b", NULL, b));
 	fd = area_in(b, self->home, pages(n), &map);
 	ASSERT_LE(0, fd);
-
-	status = run_pressure(a, true);
-	log_events(_metadata, a);
+	status = limited_pressure(_metadata, self->top, a, true);
+	if (status == -1)
+		return;
 	ASSERT_TRUE(WIFEXITED(status));
 	EXPECT_EQ(0, WEXITSTATUS(status)) TH_LOG("a's own area was not purged");
 

@@ -2,18 +2,18 @@
 /*
  * Stress for /dev/ashmem under real memory pressure, bounded in time.
  *
- *   ashmem_stress [-t SECONDS] [-w WORKERS] [-T THREADS] [-H HOGS] [-s SEED]
+ *   ashmem_stress [-t SECONDS] [-w WORKERS] [-T THREADS] [-H HOGS] [-s SEED] [-e]
  *
  * WORKERS processes of THREADS threads each create areas (sometimes in a
  * child that passes the fd back over a unix socket), write patterns derived
  * from the area id, the page and a per-page generation, unpin and pin random
  * ranges, map and unmap, read with pread(), fork children that check the
  * areas through inherited mappings and through fds passed over a socket,
- * and close (sometimes keeping the mapping).  HOGS processes keep memory
- * nearly full so that reclaim runs the ashmem shrinker; they volunteer to
- * the OOM killer and are restarted when killed.  For the first half of the
- * time only reclaim purges; then a thread also calls PURGE_ALL_CACHES and
- * drops slab caches (which runs the shrinker directly).
+ * and close (sometimes keeping the mapping).  HOGS memory hogs keep memory
+ * nearly full so that reclaim runs the ashmem shrinker (start_memory_hog()).
+ * For the first half of the time only reclaim purges; then a thread also
+ * calls PURGE_ALL_CACHES and drops slab caches (which runs the shrinker
+ * directly).
  *
  * Invariants, checked all the time:
  *  - a pinned page always holds its pattern (through a mapping or pread());
@@ -22,7 +22,8 @@
  *    if it said WAS_PURGED some page of the range was unpinned and reads as
  *    zeros;
  *  - GET_PIN_STATUS and the fdinfo page counts agree with the model;
- *  - after the last fd is closed, a mapping still shows pinned data.
+ *  - after the last fd is closed, a mapping still shows pinned data;
+ *  - PURGE_ALL_CACHES succeeds, and with -e no PIN fails with ENOMEM.
  * Any violation makes the program exit non-zero.
  */
 #define _GNU_SOURCE
@@ -50,8 +51,8 @@
 #include <linux/ashmem.h>
 
 #include "../kselftest.h"
+#include "ashmem_util.h"
 
-#define ASHMEM_DEV	"/dev/ashmem"
 #define MAX_THREADS	8
 #define MAX_WORKERS	16
 #define MAX_HOGS	8
@@ -85,10 +86,10 @@ struct stats {
 	unsigned long was_purged, was_purged_by_reclaim, not_purged;
 	unsigned long pages_purged, pin_enomem;
 	unsigned long purge_all_calls, purge_all_pages, drop_caches_calls;
-	unsigned long hog_rounds, hog_deaths, hog_peak_mib;
 	unsigned long violations;
 	int stop;		/* these two: __atomic */
 	int purger_started;
+	bool strict;		/* -e: a PIN failing with ENOMEM is a violation */
 	unsigned int log_next;
 	char log[LOG_LINES][LOG_LEN];
 };
@@ -107,34 +108,13 @@ struct thread {
 	uint64_t rng;
 	unsigned int worker, index;
 	uint32_t next_id;
-	double deadline;
+	uint64_t deadline;
 	struct area areas[AREAS];
 	char *ref;		/* one page: the expected contents */
 	char *buf;		/* one page: pread() target */
 };
 
 static size_t page_size;
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static uint64_t rnd(uint64_t *s)
-{
-	*s ^= *s >> 12;
-	*s ^= *s << 25;
-	*s ^= *s >> 27;
-	return *s * 0x2545f4914f6cdd1dULL;
-}
-
-static uint64_t below(struct thread *t, uint64_t n)
-{
-	return n ? rnd(&t->rng) % n : 0;
-}
 
 static void add(unsigned long *counter, unsigned long n)
 {
@@ -169,7 +149,7 @@ static void violation(struct stats *st, const char *fmt, ...)
 	}
 }
 
-static int page_byte(uint32_t id, size_t page, uint32_t gen)
+static int pattern_byte(uint32_t id, size_t page, uint32_t gen)
 {
 	return 1 + (id * 131 + page * 31 + gen * 7) % 255;
 }
@@ -179,7 +159,7 @@ static void make_page(char *dst, struct area *a, size_t i)
 {
 	uint32_t hdr[4] = { a->id, (uint32_t)i, a->gen[i], 0xa5a5a5a5 };
 
-	memset(dst, page_byte(a->id, i, a->gen[i]), page_size);
+	memset(dst, pattern_byte(a->id, i, a->gen[i]), page_size);
 	memcpy(dst, hdr, sizeof(hdr));
 }
 
@@ -188,14 +168,6 @@ static size_t page_len(struct area *a, size_t i)
 	size_t end = (i + 1) * page_size;
 
 	return end <= a->size ? page_size : a->size - i * page_size;
-}
-
-static bool all_zero(const char *p, size_t len)
-{
-	while (len--)
-		if (*p++)
-			return false;
-	return true;
 }
 
 enum kind { K_PATTERN, K_ZERO, K_OTHER };
@@ -219,7 +191,7 @@ static enum kind classify(struct thread *t, struct area *a, size_t i)
 	}
 	if (!memcmp(p, t->ref, len))
 		return K_PATTERN;
-	return all_zero(p, len) ? K_ZERO : K_OTHER;
+	return all_bytes(p, 0, len) ? K_ZERO : K_OTHER;
 }
 
 static void fill_page(struct area *a, size_t i)
@@ -227,57 +199,9 @@ static void fill_page(struct area *a, size_t i)
 	make_page(a->map + i * page_size, a, i);
 }
 
-static int pin_ioctl(int fd, unsigned long cmd, size_t first, size_t n)
-{
-	struct ashmem_pin pin = {
-		.offset = first * page_size,
-		.len = n * page_size,
-	};
-
-	return ioctl(fd, cmd, &pin);
-}
-
-/* The number after "@key:" in @buf, or -1. */
-static long field(const char *buf, const char *key)
-{
-	size_t klen = strlen(key);
-	const char *line;
-
-	for (line = buf; line; line = strchr(line, '\n')) {
-		if (*line == '\n')
-			line++;
-		if (!strncmp(line, key, klen) && line[klen] == ':')
-			return strtol(line + klen + 1, NULL, 10);
-	}
-	return -1;
-}
-
-/* The page counts of fdinfo, from one read: one consistent snapshot. */
-static int fdinfo_counts(int fd, long *pinned, long *unpinned, long *purged)
-{
-	char path[64], buf[1024];
-	ssize_t n;
-	int f;
-
-	/* open/read, not stdio: see violation(). */
-	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
-	f = open(path, O_RDONLY | O_CLOEXEC);
-	if (f < 0)
-		return -1;
-	n = read(f, buf, sizeof(buf) - 1);
-	close(f);
-	if (n <= 0)
-		return -1;
-	buf[n] = '\0';
-	*pinned = field(buf, "pinned");
-	*unpinned = field(buf, "unpinned");
-	*purged = field(buf, "purged");
-	return 0;
-}
-
 static struct area *pick_area(struct thread *t, bool need_map)
 {
-	unsigned int start = below(t, AREAS), i;
+	unsigned int start = below(&t->rng, AREAS), i;
 
 	for (i = 0; i < AREAS; i++) {
 		struct area *a = &t->areas[(start + i) % AREAS];
@@ -302,12 +226,12 @@ static struct area *free_area(struct thread *t)
 static void pick_range(struct thread *t, struct area *a, size_t *first,
 		       size_t *n)
 {
-	*first = below(t, a->npages);
-	if (below(t, 10) == 0) {
+	*first = below(&t->rng, a->npages);
+	if (below(&t->rng, 10) == 0) {
 		*n = 0;
 		return;
 	}
-	*n = 1 + below(t, a->npages - *first < 48 ? a->npages - *first : 48);
+	*n = 1 + below(&t->rng, a->npages - *first < 48 ? a->npages - *first : 48);
 }
 
 static size_t range_end(struct area *a, size_t first, size_t n)
@@ -318,15 +242,15 @@ static size_t range_end(struct area *a, size_t first, size_t n)
 static void new_area_shape(struct thread *t, struct area *a)
 {
 	a->id = (t->worker << 24) | (t->index << 20) | (t->next_id++ & 0xfffff);
-	a->npages = 1 + below(t, MAX_PAGES);
+	a->npages = 1 + below(&t->rng, MAX_PAGES);
 	a->size = a->npages * page_size;
-	if (below(t, 4) == 0)
-		a->size -= below(t, page_size / 2);
+	if (below(&t->rng, 4) == 0)
+		a->size -= below(&t->rng, page_size / 2);
 	memset(a->gen, 0, sizeof(a->gen));
 	memset(a->unpinned, 0, sizeof(a->unpinned));
 }
 
-static int open_area(struct area *a)
+static int create_area(struct area *a)
 {
 	char name[32];
 	int fd = open(ASHMEM_DEV, O_RDWR | O_CLOEXEC);
@@ -369,68 +293,26 @@ static void verify_pinned(struct thread *t, struct area *a, const char *when)
 	}
 }
 
-static int send_fd(int sock, int fd)
+/* fork(), with a unix socket pair @sv between parent and child. */
+static pid_t fork_with_socket(int sv[2])
 {
-	union {
-		struct cmsghdr hdr;
-		char buf[CMSG_SPACE(sizeof(int))];
-	} control;
-	char byte = 0;
-	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
-	struct msghdr msg = {
-		.msg_iov = &iov, .msg_iovlen = 1,
-		.msg_control = control.buf, .msg_controllen = sizeof(control.buf),
-	};
-	struct cmsghdr *cmsg;
+	pid_t pid;
 
-	memset(&control, 0, sizeof(control));
-	cmsg = CMSG_FIRSTHDR(&msg);
-	cmsg->cmsg_level = SOL_SOCKET;
-	cmsg->cmsg_type = SCM_RIGHTS;
-	cmsg->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(cmsg), &fd, sizeof(int));
-	return sendmsg(sock, &msg, 0) == 1 ? 0 : -1;
-}
-
-static int recv_fd(int sock)
-{
-	union {
-		struct cmsghdr hdr;
-		char buf[CMSG_SPACE(sizeof(int))];
-	} control;
-	char byte;
-	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
-	struct msghdr msg = {
-		.msg_iov = &iov, .msg_iovlen = 1,
-		.msg_control = control.buf, .msg_controllen = sizeof(control.buf),
-	};
-	struct cmsghdr *cmsg;
-	int fd;
-
-	if (recvmsg(sock, &msg, MSG_CMSG_CLOEXEC) != 1)
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv))
 		return -1;
-	cmsg = CMSG_FIRSTHDR(&msg);
-	if (!cmsg || cmsg->cmsg_type != SCM_RIGHTS)
-		return -1;
-	memcpy(&fd, CMSG_DATA(cmsg), sizeof(int));
-	return fd;
-}
-
-/* The status of a child; a stuck child is killed by its own alarm(). */
-static int wait_child(pid_t pid)
-{
-	int status;
-
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			return -1;
-	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+	pid = fork();
+	if (pid < 0) {
+		close(sv[0]);
+		close(sv[1]);
+	}
+	return pid;
 }
 
 static void op_create(struct thread *t, bool in_child)
 {
 	struct area *a = free_area(t);
 	int sv[2], status;
+	char byte;
 	size_t i;
 	pid_t pid;
 
@@ -438,7 +320,7 @@ static void op_create(struct thread *t, bool in_child)
 		return;
 	new_area_shape(t, a);
 	if (!in_child) {
-		a->fd = open_area(a);
+		a->fd = create_area(a);
 		if (a->fd < 0) {
 			violation(t->st, "create: open/SET_* failed: %s", strerror(errno));
 			return;
@@ -457,26 +339,21 @@ static void op_create(struct thread *t, bool in_child)
 	}
 
 	/* A child creates and fills the area, and sends us the fd. */
-	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv))
+	pid = fork_with_socket(sv);
+	if (pid < 0)
 		return;
-	pid = fork();
-	if (pid < 0) {
-		close(sv[0]);
-		close(sv[1]);
-		return;
-	}
 	if (pid == 0) {
 		alarm(60);
-		a->fd = open_area(a);
+		a->fd = create_area(a);
 		a->map = a->fd < 0 ? NULL : map_area(a);
 		if (!a->map)
 			_exit(2);
 		for (i = 0; i < a->npages; i++)
 			fill_page(a, i);
-		_exit(send_fd(sv[0], a->fd) ? 3 : 0);
+		_exit(send_fd(sv[0], a->fd, "", 1) ? 3 : 0);
 	}
 	close(sv[0]);
-	a->fd = recv_fd(sv[1]);
+	a->fd = recv_fd(sv[1], &byte, 1);
 	close(sv[1]);
 	status = wait_child(pid);
 	if (status || a->fd < 0) {
@@ -487,7 +364,7 @@ static void op_create(struct thread *t, bool in_child)
 		return;
 	}
 	/* The child's mapping is gone; the data must not be. */
-	a->map = below(t, 2) ? map_area(a) : NULL;
+	a->map = below(&t->rng, 2) ? map_area(a) : NULL;
 	verify_pinned(t, a, "created by a child");
 	add(&t->st->ops[S_CREATE_CHILD], 1);
 }
@@ -499,8 +376,8 @@ static void op_write(struct thread *t)
 
 	if (!a)
 		return;
-	for (k = 1 + below(t, 8); k > 0; k--) {
-		size_t i = below(t, a->npages);
+	for (k = 1 + below(&t->rng, 8); k > 0; k--) {
+		size_t i = below(&t->rng, a->npages);
 
 		if (a->unpinned[i])
 			continue;
@@ -518,7 +395,7 @@ static void op_unpin(struct thread *t)
 	if (!a)
 		return;
 	pick_range(t, a, &first, &n);
-	if (pin_ioctl(a->fd, ASHMEM_UNPIN, first, n)) {
+	if (pin_pages(a->fd, ASHMEM_UNPIN, first, n)) {
 		violation(t->st, "UNPIN %zu+%zu of %zu pages: %s", first, n,
 			  a->npages, strerror(errno));
 		return;
@@ -541,9 +418,9 @@ static void op_pin(struct thread *t)
 	pick_range(t, a, &first, &n);
 	end = range_end(a, first, n);
 	purger = __atomic_load_n(&t->st->purger_started, __ATOMIC_RELAXED);
-	ret = pin_ioctl(a->fd, ASHMEM_PIN, first, n);
+	ret = pin_pages(a->fd, ASHMEM_PIN, first, n);
 	if (ret < 0) {
-		if (errno == ENOMEM) {
+		if (errno == ENOMEM && !t->st->strict) {
 			add(&t->st->pin_enomem, 1);
 			return;
 		}
@@ -626,7 +503,7 @@ static void op_status(struct thread *t)
 	for (i = first; i < end; i++)
 		if (a->unpinned[i])
 			expect = ASHMEM_IS_UNPINNED;
-	ret = pin_ioctl(a->fd, ASHMEM_GET_PIN_STATUS, first, n);
+	ret = pin_pages(a->fd, ASHMEM_GET_PIN_STATUS, first, n);
 	if (ret != expect)
 		violation(t->st, "GET_PIN_STATUS area %08x pages %zu-%zu: %d, expected %d",
 			  a->id, first, end - 1, ret, expect);
@@ -636,19 +513,19 @@ static void op_status(struct thread *t)
 static void op_fdinfo(struct thread *t)
 {
 	struct area *a = pick_area(t, false);
-	long pinned, unpinned, purged;
+	struct page_counts c;
 	size_t i, model = 0;
 
 	if (!a)
 		return;
 	for (i = 0; i < a->npages; i++)
 		model += !a->unpinned[i];
-	if (fdinfo_counts(a->fd, &pinned, &unpinned, &purged) ||
-	    pinned != (long)model ||
-	    pinned + unpinned + purged != (long)a->npages)
+	/* One read of fdinfo: a consistent snapshot. */
+	if (page_counts(a->fd, &c) || c.pinned != (long long)model ||
+	    c.pinned + c.unpinned + c.purged != (long long)a->npages)
 		violation(t->st,
-			  "fdinfo of area %08x: pinned %ld unpinned %ld purged %ld, expected %zu pinned of %zu",
-			  a->id, pinned, unpinned, purged, model, a->npages);
+			  "fdinfo of area %08x: pinned %lld unpinned %lld purged %lld, expected %zu pinned of %zu",
+			  a->id, c.pinned, c.unpinned, c.purged, model, a->npages);
 	add(&t->st->ops[S_FDINFO], 1);
 }
 
@@ -665,7 +542,7 @@ static void op_munmap(struct thread *t)
 
 static void op_remap(struct thread *t)
 {
-	unsigned int start = below(t, AREAS), i;
+	unsigned int start = below(&t->rng, AREAS), i;
 	struct area *a = NULL;
 
 	for (i = 0; i < AREAS && !a; i++)
@@ -763,7 +640,7 @@ static void op_fork_check(struct thread *t)
 		verify_pinned(t, a, "forked child, own mapping");
 		for (i = 0; i < a->npages; i++) {
 			expect = a->unpinned[i] ? ASHMEM_IS_UNPINNED : ASHMEM_IS_PINNED;
-			ret = pin_ioctl(a->fd, ASHMEM_GET_PIN_STATUS, i, 1);
+			ret = pin_pages(a->fd, ASHMEM_GET_PIN_STATUS, i, 1);
 			if (ret != expect)
 				violation(t->st, "forked child: page %zu status %d, expected %d",
 					  i, ret, expect);
@@ -781,16 +658,14 @@ static void op_pass_fd_check(struct thread *t)
 {
 	struct area *a = pick_area(t, false);
 	int sv[2], status;
+	char byte;
 	pid_t pid;
 
-	if (!a || socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv))
+	if (!a)
 		return;
-	pid = fork();
-	if (pid < 0) {
-		close(sv[0]);
-		close(sv[1]);
+	pid = fork_with_socket(sv);
+	if (pid < 0)
 		return;
-	}
 	if (pid == 0) {
 		unsigned long before = t->st->violations;
 		char *p;
@@ -799,7 +674,7 @@ static void op_pass_fd_check(struct thread *t)
 		close(a->fd);
 		if (a->map)
 			munmap(a->map, a->npages * page_size);
-		a->fd = recv_fd(sv[1]);
+		a->fd = recv_fd(sv[1], &byte, 1);
 		if (a->fd < 0)
 			_exit(2);
 		p = mmap(NULL, a->npages * page_size, PROT_READ, MAP_SHARED, a->fd, 0);
@@ -809,7 +684,7 @@ static void op_pass_fd_check(struct thread *t)
 		verify_pinned(t, a, "passed fd, read-only mapping");
 		_exit(t->st->violations != before);
 	}
-	if (send_fd(sv[0], a->fd))
+	if (send_fd(sv[0], a->fd, "", 1))
 		violation(t->st, "sendmsg(SCM_RIGHTS): %s", strerror(errno));
 	close(sv[0]);
 	close(sv[1]);
@@ -819,91 +694,57 @@ static void op_pass_fd_check(struct thread *t)
 	add(&t->st->ops[S_PASS_FD_CHECK], 1);
 }
 
-static enum sop pick_op(struct thread *t)
+static void op_create_here(struct thread *t)
 {
-	unsigned int total = 0, r, i;
-
-	for (i = 0; i < NR_SOPS; i++)
-		total += sop_weights[i];
-	r = below(t, total);
-	for (i = 0; i < NR_SOPS; i++) {
-		if (r < sop_weights[i])
-			return i;
-		r -= sop_weights[i];
-	}
-	return S_PIN;
+	op_create(t, false);
 }
+
+static void op_create_in_child(struct thread *t)
+{
+	op_create(t, true);
+}
+
+static void op_verify(struct thread *t)
+{
+	struct area *a = pick_area(t, true);
+
+	if (a) {
+		verify_pinned(t, a, "verify");
+		add(&t->st->ops[S_VERIFY], 1);
+	}
+}
+
+static void op_close_area(struct thread *t)
+{
+	op_close(t, false);
+}
+
+static void op_close_keep_map(struct thread *t)
+{
+	op_close(t, true);
+}
+
+static void (*const sop_fns[NR_SOPS])(struct thread *t) = {
+	op_create_here, op_create_in_child, op_write, op_verify, op_unpin,
+	op_pin, op_status, op_fdinfo, op_munmap, op_remap, op_pread,
+	op_close_area, op_close_keep_map, op_fork_check, op_pass_fd_check,
+};
 
 static void *worker_thread(void *arg)
 {
 	struct thread *t = arg;
 	unsigned int i;
 
-	while (!__atomic_load_n(&t->st->stop, __ATOMIC_RELAXED) && now() < t->deadline) {
-		switch (pick_op(t)) {
-		case S_CREATE:
-			op_create(t, false);
-			break;
-		case S_CREATE_CHILD:
-			op_create(t, true);
-			break;
-		case S_WRITE:
-			op_write(t);
-			break;
-		case S_VERIFY: {
-			struct area *a = pick_area(t, true);
-
-			if (a) {
-				verify_pinned(t, a, "verify");
-				add(&t->st->ops[S_VERIFY], 1);
-			}
-			break;
-		}
-		case S_UNPIN:
-			op_unpin(t);
-			break;
-		case S_PIN:
-			op_pin(t);
-			break;
-		case S_STATUS:
-			op_status(t);
-			break;
-		case S_FDINFO:
-			op_fdinfo(t);
-			break;
-		case S_MUNMAP:
-			op_munmap(t);
-			break;
-		case S_REMAP:
-			op_remap(t);
-			break;
-		case S_PREAD:
-			op_pread(t);
-			break;
-		case S_CLOSE:
-			op_close(t, false);
-			break;
-		case S_CLOSE_KEEP_MAP:
-			op_close(t, true);
-			break;
-		case S_FORK_CHECK:
-			op_fork_check(t);
-			break;
-		case S_PASS_FD_CHECK:
-			op_pass_fd_check(t);
-			break;
-		default:
-			break;
-		}
-	}
+	while (!__atomic_load_n(&t->st->stop, __ATOMIC_RELAXED) && now_ns() < t->deadline)
+		sop_fns[pick_weighted(&t->rng, sop_weights, NR_SOPS)](t);
 	for (i = 0; i < AREAS; i++)
 		if (t->areas[i].fd >= 0)
-			close_area(t, &t->areas[i], below(t, 2));
+			close_area(t, &t->areas[i], below(&t->rng, 2));
 	return NULL;
 }
 
 static int run_worker(struct stats *st, unsigned int worker, unsigned int threads,
-		      uint64_t seed, double deadline)
+		      uint64_t seed, uint64_t deadline)
 {
 	pthread_t tids[MAX_THREADS];
 	struct thread *ts;
@@ -921,7 +762,7 @@ static int run_worker(struct stats *st, unsigned int worker, unsigned int thread
 		t->index = i;
 		t->deadline = deadline;
 		t->rng = (seed ^ ((uint64_t)worker << 32 | i << 16)) * 0x9e3779b97f4a7c15ULL + 1;
-		t->ref = mmap(NULL, 2 * page_size, PROT_READ | PROT_WRITE,
+		t->ref = mmap(NULL, 2 * page_size, PROT_RW,
 			      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 		if (t->ref == MAP_FAILED)
 			return 2;
@@ -936,84 +777,9 @@ static int run_worker(struct stats *st, unsigned int worker, unsigned int thread
 	return 0;
 }
 
-static long meminfo_kb(const char *key)
-{
-	char buf[4096];
-	ssize_t n;
-	int fd;
-
-	fd = open("/proc/meminfo", O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = '\0';
-	return field(buf, key);
-}
-
-static void write_file(const char *path, const char *val)
-{
-	int fd = open(path, O_WRONLY | O_CLOEXEC);
-
-	if (fd < 0)
-		return;
-	if (write(fd, val, strlen(val)) < 0)
-		errno = 0;
-	close(fd);
-}
-
-/*
- * Fills memory 1 MiB at a time, holds it a moment, frees it, and again.  By
- * turns it stops when MemAvailable drops to 1/32 of MemTotal, or goes on
- * until MemAvailable is 0 and then 4 MiB more: below the watermarks, where
- * kswapd and direct reclaim run the shrinkers.  First in line for the OOM
- * killer; the supervisor restarts it.
- */
-static void run_hog(struct stats *st, unsigned int round, double deadline)
-{
-	const size_t chunk = (size_t)1 << 20;
-	char **chunks;
-	long total_kb = meminfo_kb("MemTotal");
-	size_t max = total_kb > 0 ? total_kb / 1024 : 4096;
-
-	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	write_file("/proc/self/oom_score_adj", "1000");
-	chunks = calloc(max, sizeof(*chunks));
-	if (!chunks)
-		_exit(2);
-	while (!__atomic_load_n(&st->stop, __ATOMIC_RELAXED) && now() < deadline) {
-		bool hard = !(round++ % 2);
-		size_t n = 0, past_zero = 0;
-
-		while (n < max && !__atomic_load_n(&st->stop, __ATOMIC_RELAXED)) {
-			long avail = meminfo_kb("MemAvailable");
-
-			if (!hard && avail <= total_kb / 32)
-				break;
-			if (hard && avail <= 0 && past_zero++ >= 4)
-				break;
-			chunks[n] = mmap(NULL, chunk, PROT_READ | PROT_WRITE,
-					 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-			if (chunks[n] == MAP_FAILED)
-				break;
-			memset(chunks[n++], 0x5a, chunk);
-		}
-		if (n > __atomic_load_n(&st->hog_peak_mib, __ATOMIC_RELAXED))
-			__atomic_store_n(&st->hog_peak_mib, n, __ATOMIC_RELAXED);
-		add(&st->hog_rounds, 1);
-		usleep(100 * 1000);
-		while (n--)
-			munmap(chunks[n], chunk);
-		usleep(20 * 1000);
-	}
-	_exit(0);
-}
-
 struct purger {
 	struct stats *st;
-	double start_at, deadline;
+	uint64_t start_at, deadline;
 };
 
 /* From half time on: PURGE_ALL_CACHES, and now and then the shrinker. */
@@ -1024,13 +790,13 @@ static void *purger_thread(void *arg)
 	unsigned long k = 0;
 	int fd;
 
-	while (!__atomic_load_n(&st->stop, __ATOMIC_RELAXED) && now() < pg->start_at)
+	while (!__atomic_load_n(&st->stop, __ATOMIC_RELAXED) && now_ns() < pg->start_at)
 		usleep(50 * 1000);
 	fd = open(ASHMEM_DEV, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return NULL;
 	__atomic_store_n(&st->purger_started, 1, __ATOMIC_RELAXED);
-	while (!__atomic_load_n(&st->stop, __ATOMIC_RELAXED) && now() < pg->deadline) {
+	while (!__atomic_load_n(&st->stop, __ATOMIC_RELAXED) && now_ns() < pg->deadline) {
 		long n = ioctl(fd, ASHMEM_PURGE_ALL_CACHES);
 
 		if (n < 0) {
@@ -1049,42 +815,32 @@ static void *purger_thread(void *arg)
 	return NULL;
 }
 
-static pid_t spawn(void (*fn)(struct stats *, unsigned int, double),
-		   struct stats *st, unsigned int arg, double deadline)
-{
-	pid_t pid;
-
-	fflush(NULL);
-	pid = fork();
-	if (pid == 0)
-		fn(st, arg, deadline);
-	return pid;
-}
-
 static void usage(const char *prog)
 {
 	fprintf(stderr,
-		"Usage: %s [-t SECONDS] [-w WORKERS] [-T THREADS] [-H HOGS] [-s SEED]\n"
-		"  defaults: 60 s, 2 worker processes of 2 threads, 2 memory hogs\n",
+		"Usage: %s [-t SECONDS] [-w WORKERS] [-T THREADS] [-H HOGS] [-s SEED] [-e]\n"
+		"  defaults: 60 s, 2 worker processes of 2 threads, 2 memory hogs\n"
+		"  -e: a PIN that fails with ENOMEM is a violation\n",
 		prog);
 	exit(KSFT_FAIL);
 }
 
 int main(int argc, char **argv)
 {
-	unsigned int workers = 2, threads = 2, hogs = 2, i, hog_round = 0;
+	unsigned int workers = 2, threads = 2, hogs = 2, i;
 	uint64_t seed = (uint64_t)time(NULL) ^ getpid();
 	pid_t wpids[MAX_WORKERS], hpids[MAX_HOGS];
+	uint64_t start, deadline;
 	int wstatus[MAX_WORKERS];
-	double seconds = 60, start, deadline;
 	unsigned long total_ops = 0;
+	bool strict = false, ok;
+	double seconds = 60;
 	struct purger pg;
 	pthread_t purger;
 	struct stats *st;
-	bool ok;
-	int opt, fd;
+	int opt;
 
-	while ((opt = getopt(argc, argv, "t:w:T:H:s:h")) != -1) {
+	while ((opt = getopt(argc, argv, "t:w:T:H:s:eh")) != -1) {
 		switch (opt) {
 		case 't':
 			seconds = strtod(optarg, NULL);
@@ -1101,6 +857,9 @@ int main(int argc, char **argv)
 		case 's':
 			seed = strtoull(optarg, NULL, 0);
 			break;
+		case 'e':
+			strict = true;
+			break;
 		default:
 			usage(argv[0]);
 		}
@@ -1110,18 +869,13 @@ int main(int argc, char **argv)
 		usage(argv[0]);
 	page_size = sysconf(_SC_PAGESIZE);
 
-	ksft_print_header();
-	ksft_set_plan(1);
-	fd = open(ASHMEM_DEV, O_RDWR);
-	if (fd < 0)
-		ksft_exit_skip("%s: %s (CONFIG_ASHMEM)\n", ASHMEM_DEV, strerror(errno));
-	close(fd);
+	ksft_start_one();
 
-	st = mmap(NULL, sizeof(*st), PROT_READ | PROT_WRITE,
-		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	st = mmap(NULL, sizeof(*st), PROT_RW, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (st == MAP_FAILED)
 		ksft_exit_fail_msg("mmap: %s\n", strerror(errno));
 	memset(st, 0, sizeof(*st));
+	st->strict = strict;
 
 	/* The workers and this supervisor must outlive the hogs. */
 	write_file("/proc/self/oom_score_adj", "-1000");
@@ -1129,10 +883,10 @@ int main(int argc, char **argv)
 		       seconds, workers, threads, hogs, (unsigned long long)seed,
 		       meminfo_kb("MemTotal"));
 
-	start = now();
-	deadline = start + seconds;
+	start = now_ns();
+	deadline = start + seconds * 1e9;
 	for (i = 0; i < hogs; i++)
-		hpids[i] = spawn(run_hog, st, hog_round++, deadline);
+		hpids[i] = start_memory_hog();
 	for (i = 0; i < workers; i++) {
 		fflush(NULL);
 		wpids[i] = fork();
@@ -1140,23 +894,14 @@ int main(int argc, char **argv)
 			_exit(run_worker(st, i, threads, seed, deadline));
 		wstatus[i] = -1;
 	}
-	pg = (struct purger){ st, start + 0.5 * seconds, deadline };
+	pg = (struct purger){ st, start + seconds * 0.5e9, deadline };
 	if (pthread_create(&purger, NULL, purger_thread, &pg))
 		ksft_exit_fail_msg("pthread_create failed\n");
 
-	/* Restart hogs the OOM killer took; wait for the workers. */
+	/* Wait for the workers; one stuck in the kernel is a failure. */
 	for (;;) {
 		unsigned int running = 0;
 
-		for (i = 0; i < hogs; i++) {
-			int status;
-
-			if (hpids[i] <= 0 || waitpid(hpids[i], &status, WNOHANG) != hpids[i])
-				continue;
-			if (WIFSIGNALED(status))
-				add(&st->hog_deaths, 1);
-			hpids[i] = now() < deadline ? spawn(run_hog, st, hog_round++, deadline) : 0;
-		}
 		for (i = 0; i < workers; i++) {
 			int status;
 
@@ -1170,7 +915,7 @@ int main(int argc, char **argv)
 		}
 		if (!running)
 			break;
-		if (now() > deadline + 120) {
+		if (now_ns() > deadline + 120 * 1000000000ULL) {
 			for (i = 0; i < workers; i++) {
 				if (wstatus[i] >= 0)
 					continue;
@@ -1184,12 +929,8 @@ int main(int argc, char **argv)
 	}
 	__atomic_store_n(&st->stop, 1, __ATOMIC_RELAXED);
 	pthread_join(purger, NULL);
-	for (i = 0; i < hogs; i++) {
-		if (hpids[i] > 0) {
-			kill(hpids[i], SIGKILL);
-			waitpid(hpids[i], NULL, 0);
-		}
-	}
+	for (i = 0; i < hogs; i++)
+		stop_child(hpids[i]);
 	for (i = 0; i < workers; i++)
 		if (wstatus[i] > 0)
 			violation(st, "worker %u ended with status %d", i, wstatus[i]);
@@ -1201,7 +942,7 @@ int main(int argc, char **argv)
 
 	for (i = 0; i < NR_SOPS; i++)
 		total_ops += st->ops[i];
-	ksft_print_msg("ran %.1f s: %lu operations\n", now() - start, total_ops);
+	ksft_print_msg("ran %.1f s: %lu operations\n", (now_ns() - start) / 1e9, total_ops);
 	for (i = 0; i < NR_SOPS; i++)
 		ksft_print_msg("  %-16s %lu\n", sop_names[i], st->ops[i]);
 	/* "By reclaim": before any PURGE_ALL_CACHES. */
@@ -1211,8 +952,6 @@ int main(int argc, char **argv)
 	ksft_print_msg("PURGE_ALL_CACHES: %lu calls, %lu pages; drop_caches %lu; PIN ENOMEM %lu\n",
 		       st->purge_all_calls, st->purge_all_pages,
 		       st->drop_caches_calls, st->pin_enomem);
-	ksft_print_msg("memory hogs: %lu rounds, %lu killed, peak %lu MiB\n",
-		       st->hog_rounds, st->hog_deaths, st->hog_peak_mib);
 	ksft_print_msg("violations: %lu\n", st->violations);
 	for (i = 0; i < LOG_LINES && i < st->log_next; i++)
 		printf("%s\n", st->log[i]);

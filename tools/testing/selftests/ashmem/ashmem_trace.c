@@ -4,21 +4,19 @@
  * ashmem_pin, ashmem_unpin, ashmem_purge and ashmem_shrink for a known
  * sequence of ioctls and a shrinker run (drop_caches).
  *
- * Needs root and CONFIG_TRACING; mounts tracefs in a mount namespace of
- * its own if /sys/kernel/tracing is empty.
+ * Needs root and CONFIG_TRACING; mounts tracefs, and cgroup2 for the memcg
+ * field, in a mount namespace of its own where nothing is mounted.
  */
 #define _GNU_SOURCE
 #define _FILE_OFFSET_BITS 64
 
 #include <errno.h>
 #include <fcntl.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
-#include <sys/mount.h>
 #include <sys/stat.h>
 #include <stdint.h>
 #include <unistd.h>
@@ -30,6 +28,7 @@
 
 #define TRACEFS		"/sys/kernel/tracing"
 #define MAX_EVENTS	256
+#define CGROUP		"/sys/fs/cgroup"
 
 /* One ashmem event as printed in the trace; unused fields stay -1. */
 struct event {
@@ -37,30 +36,8 @@ struct event {
 	long long ino, first, last, ret, freed, memcg, requested;
 };
 
-static int put(const char *file, const char *val)
-{
-	char path[256];
-	int fd, ok;
-
-	snprintf(path, sizeof(path), TRACEFS "/%s", file);
-	fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	ok = write(fd, val, strlen(val)) == (ssize_t)strlen(val);
-	close(fd);
-	return ok ? 0 : -1;
-}
-
-static bool tracefs_has_ashmem(void)
-{
-	if (!access(TRACEFS "/events/ashmem", F_OK))
-		return true;
-	if (unshare(CLONE_NEWNS) ||
-	    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) ||
-	    mount("tracefs", TRACEFS, "tracefs", 0, NULL))
-		return false;
-	return !access(TRACEFS "/events/ashmem", F_OK);
-}
+/* A file of tracefs: TRACE("trace"), say. */
+#define TRACE(file)	TRACEFS "/" file
 
 static long long field(const char *line, const char *key)
 {
@@ -147,11 +124,9 @@ FIXTURE(trace) {
 FIXTURE_SETUP(trace)
 {
 	self->fd = -1;
-	if (geteuid() != 0)
-		SKIP(return, "needs root");
-	if (access(ASHMEM_DEV, F_OK))
-		SKIP(return, ASHMEM_DEV " is missing (CONFIG_ASHMEM)");
-	if (!tracefs_has_ashmem())
+	if (!root_and_ashmem(_metadata))
+		return;
+	if (!mount_if_missing(TRACE("events/ashmem"), "tracefs", TRACEFS))
 		SKIP(return, "no events/ashmem in tracefs (CONFIG_TRACING)");
 
 	self->fd = open(ASHMEM_DEV, O_RDWR | O_CLOEXEC);
@@ -168,16 +143,16 @@ FIXTURE_SETUP(trace)
 	 * the clock of the CPU that cleared it; the default per-CPU clock
 	 * can run behind on another CPU, which would hide real events.
 	 */
-	ASSERT_EQ(0, put("trace_clock", "global"));
-	ASSERT_EQ(0, put("tracing_on", "0"));
-	ASSERT_EQ(0, put("trace", ""));
-	ASSERT_EQ(0, put("events/ashmem/enable", "1"));
-	ASSERT_EQ(0, put("tracing_on", "1"));
+	ASSERT_EQ(0, write_str(TRACE("trace_clock"), "global"));
+	ASSERT_EQ(0, write_str(TRACE("tracing_on"), "0"));
+	ASSERT_EQ(0, write_str(TRACE("trace"), ""));
+	ASSERT_EQ(0, write_str(TRACE("events/ashmem/enable"), "1"));
+	ASSERT_EQ(0, write_str(TRACE("tracing_on"), "1"));
 }
 
 FIXTURE_TEARDOWN(trace)
 {
-	put("events/ashmem/enable", "0");
+	write_str(TRACE("events/ashmem/enable"), "0");
 	if (self->fd >= 0)
 		close(self->fd);
 }
@@ -205,7 +180,7 @@ TEST_F(trace, pin_unpin_purge)
 	/* A length of 0 means to the end of the area. */
 	ASSERT_EQ(ASHMEM_WAS_PURGED, pin_pages(self->fd, ASHMEM_PIN, 0, 0));
 	ASSERT_EQ(0, pin_pages(self->fd, ASHMEM_UNPIN, 60, 0));
-	ASSERT_EQ(0, put("tracing_on", "0"));
+	ASSERT_EQ(0, write_str(TRACE("tracing_on"), "0"));
 
 	n = read_events(ev, MAX_EVENTS);
 	if (n != 8)
@@ -240,12 +215,11 @@ TEST_F(trace, shrinker_scan)
 	int i, n, scans = 0, purges = 0;
 	long long freed = 0;
 	struct stat st;
-	FILE *f;
 
 	ASSERT_EQ(0, pin_pages(self->fd, ASHMEM_UNPIN, 0, 0));
 	/* Every shrinker, down to the last object: drop_slab(). */
 	write_file("/proc/sys/vm/drop_caches", "2");
-	ASSERT_EQ(0, put("tracing_on", "0"));
+	ASSERT_EQ(0, write_str(TRACE("tracing_on"), "0"));
 	EXPECT_EQ(64, fdinfo_num(self->fd, "purged"));
 
 	n = read_events(ev, MAX_EVENTS);
@@ -273,19 +247,15 @@ TEST_F(trace, shrinker_scan)
 	EXPECT_LT(0, requested);
 
 	/* The memcg field is the inode of the area's cgroup directory. */
-	cg[0] = '\0';
-	f = fopen("/proc/self/cgroup", "re");
-	ASSERT_TRUE(!!f);
-	/* Empty until cgroup2 has been mounted once. */
-	if (!fgets(cg, sizeof(cg), f))
-		cg[0] = '\0';
-	fclose(f);
+	if (!mount_if_missing(CGROUP "/cgroup.controllers", "cgroup2", CGROUP) ||
+	    read_small("/proc/self/cgroup", cg, sizeof(cg)) || strncmp(cg, "0::", 3)) {
+		TH_LOG("no cgroup2 at " CGROUP ": memcg field not checked");
+		return;
+	}
 	cg[strcspn(cg, "\n")] = '\0';
-	snprintf(path, sizeof(path), "/sys/fs/cgroup%s", cg + 3);
-	if (strncmp(cg, "0::", 3) || stat(path, &st))
-		TH_LOG("no cgroup2 at /sys/fs/cgroup: memcg field not checked");
-	else
-		EXPECT_EQ((long long)st.st_ino, memcg);
+	snprintf(path, sizeof(path), CGROUP "%s", cg + 3);
+	ASSERT_EQ(0, stat(path, &st));
+	EXPECT_EQ((long long)st.st_ino, memcg);
 }
 
 TEST_HARNESS_MAIN

@@ -1,25 +1,27 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Helpers shared by the ashmem selftests: see ashmem_util.h. */
+/* Code shared by the ashmem selftests: see ashmem_util.h. */
 #define _GNU_SOURCE
 #define _FILE_OFFSET_BITS 64
 
 #include <fcntl.h>
+#include <sched.h>
+#include <setjmp.h>
 #include <signal.h>
-#include <stdbool.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
-#include <sys/types.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <linux/ashmem.h>
 
+#include "../kselftest.h"
 #include "ashmem_util.h"
 
 size_t pages(size_t n)
@@ -42,6 +44,11 @@ int set_size(int fd, size_t size)
 	return ioctl(fd, ASHMEM_SET_SIZE, size);
 }
 
+int set_prot_mask(int fd, unsigned long mask)
+{
+	return ioctl(fd, ASHMEM_SET_PROT_MASK, mask);
+}
+
 int pin_op(int fd, unsigned long cmd, uint32_t offset, uint32_t len)
 {
 	struct ashmem_pin pin = { .offset = offset, .len = len };
@@ -59,6 +66,21 @@ void *area_map(int fd, size_t size, int prot, int flags)
 	if (set_size(fd, size))
 		return MAP_FAILED;
 	return mmap(NULL, page_align(size), prot, flags, fd, 0);
+}
+
+int area_filled(size_t size, char **map)
+{
+	int fd = open(ASHMEM_DEV, O_RDWR | O_CLOEXEC);
+
+	if (fd < 0)
+		return -1;
+	*map = area_map(fd, size, PROT_RW, MAP_SHARED);
+	if (*map == MAP_FAILED) {
+		close(fd);
+		return -1;
+	}
+	fill_pages(*map, page_align(size) / pages(1));
+	return fd;
 }
 
 bool all_bytes(const void *buf, int c, size_t len)
@@ -84,9 +106,38 @@ void fill_pages(char *p, size_t n)
 		memset(p + pages(i), page_byte(i), pages(1));
 }
 
-int set_prot_mask(int fd, unsigned long mask)
+static sigjmp_buf fault_jmp;
+
+static void fault_handler(int sig)
 {
-	return ioctl(fd, ASHMEM_SET_PROT_MASK, mask);
+	siglongjmp(fault_jmp, sig);
+}
+
+long touch_pages(char *p, size_t n, bool write)
+{
+	struct sigaction sa = { .sa_handler = fault_handler }, obus, osegv;
+	/* Not a local: a local changed after sigsetjmp() is lost by longjmp. */
+	static __thread size_t i;
+	long ret = -1;
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGBUS, &sa, &obus);
+	sigaction(SIGSEGV, &sa, &osegv);
+	i = 0;
+	if (sigsetjmp(fault_jmp, 1) == 0) {
+		for (i = 0; i < n; i++) {
+			char *c = p + pages(i);
+			char v = __atomic_load_n(c, __ATOMIC_RELAXED);
+
+			if (write)
+				__atomic_store_n(c, v, __ATOMIC_RELAXED);
+		}
+	} else {
+		ret = i;
+	}
+	sigaction(SIGBUS, &obus, NULL);
+	sigaction(SIGSEGV, &osegv, NULL);
+	return ret;
 }
 
 void *unmapped_addr(void)
@@ -99,36 +150,154 @@ void *unmapped_addr(void)
 	return p;
 }
 
-int fdinfo_get(int fd, const char *key, char *val, size_t len)
+/* x86-64: the start of kernel text; wider than a 32-bit long. */
+#define KERNEL_ADDR_64	0xffffffff81000000ULL
+
+unsigned long kernel_addr(void)
 {
-	size_t klen = strlen(key);
-	char path[64], line[512];
-	int ret = -1;
-	FILE *f;
+	return sizeof(long) == 8 ? (unsigned long)KERNEL_ADDR_64 : 0xfffff000UL;
+}
+
+char *page_before_hole(void)
+{
+	char *p = mmap(NULL, pages(2), PROT_RW, MAP_PRIVATE | MAP_ANONYMOUS,
+		       -1, 0);
+
+	if (p == MAP_FAILED)
+		return NULL;
+	munmap(p + pages(1), pages(1));
+	memset(p, FILL, pages(1));
+	return p + pages(1);
+}
+
+/* The value of the "@key:" or "@key " line of @buf. */
+static const char *find_key(const char *buf, const char *key)
+{
+	size_t len = strlen(key);
+	const char *line = buf;
+
+	while (line) {
+		if (!strncmp(line, key, len) &&
+		    (line[len] == ':' || line[len] == ' '))
+			return line + len + 1 + strspn(line + len + 1, " \t");
+		line = strchr(line, '\n');
+		if (line)
+			line++;
+	}
+	return NULL;
+}
+
+long long key_value(const char *buf, const char *key)
+{
+	const char *val = find_key(buf, key);
+
+	return val ? strtoll(val, NULL, 10) : -1;
+}
+
+/* open() and read(), not stdio: callers may be forked from threads. */
+int read_small(const char *path, char *buf, size_t len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, len - 1);
+	close(fd);
+	if (n < 0)
+		return -1;
+	buf[n] = '\0';
+	return 0;
+}
+
+int write_str(const char *path, const char *val)
+{
+	int fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = write(fd, val, strlen(val));
+	close(fd);
+	return n == (ssize_t)strlen(val) ? 0 : -1;
+}
+
+void write_file(const char *path, const char *val)
+{
+	if (write_str(path, val))
+		fprintf(stderr, "# writing %s failed\n", path);
+}
+
+long meminfo_kb(const char *key)
+{
+	char buf[4096];
+
+	if (read_small("/proc/meminfo", buf, sizeof(buf)))
+		return -1;
+	return key_value(buf, key);
+}
+
+long long vm_event(const char *key)
+{
+	char buf[16384];
+
+	if (read_small("/proc/vmstat", buf, sizeof(buf)))
+		return -1;
+	return key_value(buf, key);
+}
+
+bool mount_if_missing(const char *probe, const char *fstype, const char *dir)
+{
+	if (!access(probe, F_OK))
+		return true;
+	if (unshare(CLONE_NEWNS) ||
+	    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) ||
+	    mount(fstype, dir, fstype, 0, NULL))
+		return false;
+	return !access(probe, F_OK);
+}
+
+static int read_fdinfo(int fd, char *buf, size_t len)
+{
+	char path[64];
 
 	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
-	f = fopen(path, "re");
-	if (!f)
+	return read_small(path, buf, len);
+}
+
+int fdinfo_get(int fd, const char *key, char *val, size_t len)
+{
+	char buf[2048];
+	const char *v;
+
+	if (read_fdinfo(fd, buf, sizeof(buf)))
 		return -1;
-	while (fgets(line, sizeof(line), f)) {
-		if (strncmp(line, key, klen) || strncmp(line + klen, ":\t", 2))
-			continue;
-		line[strcspn(line, "\n")] = '\0';
-		snprintf(val, len, "%s", line + klen + 2);
-		ret = 0;
-		break;
-	}
-	fclose(f);
-	return ret;
+	v = find_key(buf, key);
+	if (!v)
+		return -1;
+	snprintf(val, len, "%.*s", (int)strcspn(v, "\n"), v);
+	return 0;
 }
 
 long long fdinfo_num(int fd, const char *key)
 {
-	char val[64];
+	char buf[2048];
 
-	if (fdinfo_get(fd, key, val, sizeof(val)))
+	if (read_fdinfo(fd, buf, sizeof(buf)))
 		return -1;
-	return strtoll(val, NULL, 10);
+	return key_value(buf, key);
+}
+
+int page_counts(int fd, struct page_counts *c)
+{
+	char buf[2048];
+
+	if (read_fdinfo(fd, buf, sizeof(buf)))
+		buf[0] = '\0';
+	c->pinned = key_value(buf, "pinned");
+	c->unpinned = key_value(buf, "unpinned");
+	c->purged = key_value(buf, "purged");
+	return c->pinned < 0 || c->unpinned < 0 || c->purged < 0 ? -1 : 0;
 }
 
 int maps_find(const void *addr, struct maps_entry *e)
@@ -159,94 +328,76 @@ int wait_child(pid_t pid)
 {
 	int status;
 
-	if (waitpid(pid, &status, 0) != pid)
-		return -1;
+	while (waitpid(pid, &status, 0) != pid)
+		if (errno != EINTR)
+			return -1;
 	if (WIFEXITED(status))
 		return WEXITSTATUS(status);
 	return 128 + WTERMSIG(status);
 }
 
-/* The number after "<key><sep>" on a line of @path, or -1. */
-static long long file_field(const char *path, const char *key, char sep)
+int stop_child(pid_t pid)
 {
-	size_t klen = strlen(key);
-	char line[256];
-	long long val = -1;
-	FILE *f = fopen(path, "re");
-
-	if (!f)
+	if (pid <= 0)
 		return -1;
-	while (fgets(line, sizeof(line), f)) {
-		if (!strncmp(line, key, klen) && line[klen] == sep) {
-			val = strtoll(line + klen + 1, NULL, 10);
-			break;
-		}
+	kill(pid, SIGKILL);
+	return wait_child(pid);
+}
+
+/* A child stuck in the kernel stays behind a timeout: that is the point. */
+int run_bounded(int (*fn)(void *), void *arg, int secs)
+{
+	uint64_t end = now_ns() + secs * 1000000000ULL;
+	int status;
+	pid_t pid;
+
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0)
+		return -2;
+	if (pid == 0)
+		_exit(fn(arg));
+	while (now_ns() < end) {
+		pid_t r = waitpid(pid, &status, WNOHANG);
+
+		if (r == pid)
+			return WIFEXITED(status) ? WEXITSTATUS(status) :
+						   128 + WTERMSIG(status);
+		if (r < 0)
+			return -2;
+		usleep(20 * 1000);
 	}
-	fclose(f);
-	return val;
-}
-
-long meminfo_kb(const char *key)
-{
-	return file_field("/proc/meminfo", key, ':');
-}
-
-long long vm_event(const char *key)
-{
-	return file_field("/proc/vmstat", key, ' ');
-}
-
-int read_small(const char *path, char *buf, size_t len)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0)
-		return -1;
-	n = read(fd, buf, len - 1);
-	close(fd);
-	if (n < 0)
-		return -1;
-	buf[n] = '\0';
-	return 0;
-}
-
-int write_str(const char *path, const char *val)
-{
-	int fd = open(path, O_WRONLY | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0)
-		return -1;
-	n = write(fd, val, strlen(val));
-	close(fd);
-	return n == (ssize_t)strlen(val) ? 0 : -1;
-}
-
-void write_file(const char *path, const char *val)
-{
-	if (write_str(path, val))
-		fprintf(stderr, "# writing %s failed\n", path);
+	kill(pid, SIGKILL);
+	usleep(500 * 1000);
+	waitpid(pid, &status, WNOHANG);
+	return -1;
 }
 
 /*
- * Fills memory until MemAvailable is 0 and 4 MiB more, frees, and again:
- * below the watermarks, so that reclaim runs the shrinkers.  The hog
- * offers itself to the OOM killer; its parent, returned here, starts a
- * new one whenever one is killed.
+ * Fills memory 1 MiB at a time, holds it a moment, frees it, and again.
+ * By turns it stops when MemAvailable is down to 1/32 of MemTotal, or goes
+ * on until MemAvailable is 0 and then 4 MiB more: below the watermarks,
+ * where kswapd and direct reclaim run the shrinkers.  The hog offers
+ * itself to the OOM killer; its parent starts a new one when one is killed.
  */
-static void __noreturn memory_hog(void)
+static void __noreturn memory_hog(unsigned int round)
 {
 	const size_t chunk = (size_t)1 << 20;
+	long total_kb = meminfo_kb("MemTotal");
 	char *chunks[4096];
 
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	write_file("/proc/self/oom_score_adj", "1000");
-	for (;;) {
+	for (;; round++) {
 		int n = 0, past_zero = 0;
 
-		while (n < 4096 && (meminfo_kb("MemAvailable") > 0 ||
-				    past_zero++ < 4)) {
+		while (n < 4096) {
+			long avail = meminfo_kb("MemAvailable");
+
+			if (round % 2 && avail <= total_kb / 32)
+				break;
+			if (!(round % 2) && avail <= 0 && past_zero++ >= 4)
+				break;
 			chunks[n] = mmap(NULL, chunk, PROT_RW,
 					 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 			if (chunks[n] == MAP_FAILED)
@@ -260,12 +411,9 @@ static void __noreturn memory_hog(void)
 	}
 }
 
-/*
- * A child process that keeps the memory nearly full until killed, so that
- * reclaim and the shrinkers run.  It offers itself to the OOM killer first.
- */
 pid_t start_memory_hog(void)
 {
+	unsigned int round = 0;
 	pid_t pid;
 
 	fflush(NULL);
@@ -273,20 +421,46 @@ pid_t start_memory_hog(void)
 	if (pid != 0)
 		return pid;
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	for (;;) {
+	for (;; round++) {
 		pid_t hog = fork();
 
 		if (hog == 0)
-			memory_hog();
+			memory_hog(round);
 		if (hog < 0 || waitpid(hog, NULL, 0) != hog)
 			_exit(1);
 	}
 }
 
-void stop_child(pid_t pid)
+uint64_t rnd(uint64_t *state)
 {
-	if (pid > 0) {
-		kill(pid, SIGKILL);
-		waitpid(pid, NULL, 0);
-	}
+	*state ^= *state >> 12;
+	*state ^= *state << 25;
+	*state ^= *state >> 27;
+	return *state * 0x2545f4914f6cdd1dULL;
+}
+
+uint64_t below(uint64_t *state, uint64_t n)
+{
+	return n ? rnd(state) % n : 0;
+}
+
+unsigned int pick_weighted(uint64_t *state, const unsigned int *weights,
+			   unsigned int n)
+{
+	unsigned int total = 0, i, r;
+
+	for (i = 0; i < n; i++)
+		total += weights[i];
+	r = below(state, total);
+	for (i = 0; r >= weights[i]; i++)
+		r -= weights[i];
+	return i;
+}
+
+uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
