@@ -64,13 +64,13 @@
 enum sop {
 	S_CREATE, S_CREATE_CHILD, S_WRITE, S_VERIFY, S_UNPIN, S_PIN, S_STATUS,
 	S_FDINFO, S_MUNMAP, S_REMAP, S_PREAD, S_CLOSE, S_CLOSE_KEEP_MAP,
-	S_FORK_CHECK, S_PASS_FD_CHECK, NR_SOPS
+	S_FORK_CHECK, S_PASS_FD_CHECK, S_PUNCH, NR_SOPS
 };
 
 static const char *const sop_names[NR_SOPS] = {
 	"create", "create_in_child", "write", "verify", "unpin", "pin",
 	"pin_status", "fdinfo", "munmap", "remap", "pread", "close",
-	"close_keep_map", "fork_check", "pass_fd_check",
+	"close_keep_map", "fork_check", "pass_fd_check", "punch",
 };
 
 static const unsigned int sop_weights[NR_SOPS] = {
@@ -78,6 +78,7 @@ static const unsigned int sop_weights[NR_SOPS] = {
 	[S_UNPIN] = 20, [S_PIN] = 20, [S_STATUS] = 6, [S_FDINFO] = 2,
 	[S_MUNMAP] = 3, [S_REMAP] = 4, [S_PREAD] = 4, [S_CLOSE] = 3,
 	[S_CLOSE_KEEP_MAP] = 2, [S_FORK_CHECK] = 1, [S_PASS_FD_CHECK] = 1,
+	[S_PUNCH] = 4,
 };
 
 /* Shared by every process of the run. */
@@ -385,6 +386,37 @@ static void op_write(struct thread *t)
 		fill_page(a, i);
 	}
 	add(&t->st->ops[S_WRITE], 1);
+}
+
+/*
+ * MADV_REMOVE of pinned pages, while reclaim and PURGE_ALL_CACHES punch
+ * the unpinned ones of the same area: the page reads back as zeros, and
+ * is written again so that the model still holds.
+ */
+static void op_punch(struct thread *t)
+{
+	struct area *a = pick_area(t, true);
+	size_t first, n, i;
+
+	if (!a)
+		return;
+	pick_range(t, a, &first, &n);
+	for (i = first; i < range_end(a, first, n); i++) {
+		char *pg = a->map + i * page_size;
+
+		if (a->unpinned[i])
+			continue;
+		if (madvise(pg, page_size, MADV_REMOVE)) {
+			violation(t->st, "MADV_REMOVE area %08x page %zu: %s",
+				  a->id, i, strerror(errno));
+			return;
+		}
+		if (!all_bytes(pg, 0, page_size))
+			violation(t->st, "area %08x page %zu not zero after MADV_REMOVE",
+				  a->id, i);
+		fill_page(a, i);
+	}
+	add(&t->st->ops[S_PUNCH], 1);
 }
 
 static void op_unpin(struct thread *t)
@@ -728,6 +760,7 @@ static void (*const sop_fns[NR_SOPS])(struct thread *t) = {
 	op_create_here, op_create_in_child, op_write, op_verify, op_unpin,
 	op_pin, op_status, op_fdinfo, op_munmap, op_remap, op_pread,
 	op_close_area, op_close_keep_map, op_fork_check, op_pass_fd_check,
+	op_punch,
 };
 
 static void *worker_thread(void *arg)

@@ -25,12 +25,17 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/personality.h>
+#include <sys/sendfile.h>
+#include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <sys/sysinfo.h>
+#include <sys/time.h>
+#include <sys/xattr.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <linux/ashmem.h>
+#include <linux/fs.h>
 
 #include "../kselftest_harness.h"
 #include "ashmem_util.h"
@@ -1145,68 +1150,6 @@ static char *read_only_area(struct __test_metadata *_metadata, int fd)
 }
 
 /*
- * A CAP_SYS_ADMIN process reaches the backing file as
- * /proc/PID/map_files/<range>.  There it must not escape the prot mask, nor
- * change the area: no write, no hole punching, no truncation (which would
- * SIGBUS every mapper).  Opening it for writing may be refused outright.
- */
-TEST_F(ashmem, map_files_cannot_change_the_area)
-{
-	char path[128], *p = read_only_area(_metadata, self->fd);
-	struct maps_entry e;
-	size_t i;
-	void *q;
-	int mfd;
-
-	ASSERT_EQ(0, maps_find(p, &e));
-	snprintf(path, sizeof(path), "/proc/self/map_files/%lx-%lx",
-		 e.start, e.end);
-	if (access(path, F_OK))
-		SKIP(return, "no %s (CONFIG_CHECKPOINT_RESTORE)", path);
-
-	EXPECT_EQ(-1, truncate(path, pages(1)));
-	mfd = open(path, O_RDWR | O_TRUNC);
-	if (mfd >= 0)
-		close(mfd);
-	mfd = open(path, O_RDWR);
-	if (mfd < 0) {
-		TH_LOG("open(%s, O_RDWR) refused: %s", path, strerror(errno));
-	} else {
-		EXPECT_ERRNO(EPERM, mmap(NULL, pages(1), PROT_RW, MAP_SHARED,
-					 mfd, 0));
-		/* A read-only mapping there could be mprotect()ed writable. */
-		errno = 0;
-		q = mmap(NULL, pages(1), PROT_READ, MAP_SHARED, mfd, 0);
-		EXPECT_EQ((uintptr_t)MAP_FAILED, (uintptr_t)q);
-		EXPECT_EQ(EPERM, errno);
-		if (q != MAP_FAILED)
-			EXPECT_ERRNO(EACCES, mprotect(q, pages(1), PROT_RW));
-		EXPECT_EQ(-1, pwrite(mfd, "written", 7, 0));
-		EXPECT_EQ(-1, write(mfd, "w", 1));
-		EXPECT_EQ(-1, fallocate(mfd, FALLOC_FL_PUNCH_HOLE |
-					FALLOC_FL_KEEP_SIZE, 0, pages(2)));
-		EXPECT_EQ(-1, ftruncate(mfd, pages(1)))
-			TH_LOG("the backing file was truncated through map_files");
-		EXPECT_EQ(-1, ftruncate(mfd, pages(64)));
-		close(mfd);
-	}
-	mfd = open(path, O_RDONLY);
-	if (mfd >= 0) {
-		EXPECT_EQ(-1, ftruncate(mfd, pages(1)));
-		EXPECT_ERRNO(EPERM, mmap(NULL, pages(1), PROT_READ, MAP_SHARED,
-					 mfd, 0));
-		close(mfd);
-	}
-
-	EXPECT_EQ((off_t)pages(4), lseek(self->fd, 0, SEEK_END));
-	EXPECT_EQ(-1, touch_pages(p, 4, false));
-	if (lseek(self->fd, 0, SEEK_END) == (off_t)pages(4))
-		for (i = 0; i < 4; i++)
-			EXPECT_TRUE(all_bytes(p + pages(i), page_byte(i), pages(1)))
-				TH_LOG("page %zu changed", i);
-}
-
-/*
  * remap_file_pages() maps the vma's file again, with the vma's protection
  * and MAP_FIXED: with a plain shmem file behind the mapping, that gave a
  * mapping the mask forbids.  If it fails, the kernel leaves a hole where
@@ -1234,6 +1177,477 @@ TEST_F(ashmem, remap_file_pages_cannot_widen)
 		EXPECT_EQ(-1, touch_pages(pg, 1, false));
 		EXPECT_EQ(i == 0 && r == 0 ? page_byte(2) : page_byte(i), *pg);
 	}
+}
+
+/*
+ * Operations on a shared mapping.  Android's driver maps a plain shmem file
+ * there, so Android answers every call on such a mapping as a memfd's
+ * mapping does: each test runs on an area and on a memfd, the memfd
+ * standing for Android.  The table in Documentation/userspace-api/ashmem.rst
+ * lists the rows.
+ */
+FIXTURE(mapping) {
+	int fd;
+	char *p;
+};
+
+FIXTURE_VARIANT(mapping) {
+	bool memfd;
+};
+
+FIXTURE_VARIANT_ADD(mapping, ashmem) { .memfd = false };
+FIXTURE_VARIANT_ADD(mapping, memfd) { .memfd = true };
+
+#define MAPPING_PAGES	4
+
+FIXTURE_SETUP(mapping)
+{
+	self->p = MAP_FAILED;
+	if (variant->memfd) {
+		self->fd = memfd_create("mapping", MFD_CLOEXEC);
+		ASSERT_LE(0, self->fd);
+		ASSERT_EQ(0, ftruncate(self->fd, pages(MAPPING_PAGES)));
+		self->p = mmap(NULL, pages(MAPPING_PAGES), PROT_RW, MAP_SHARED,
+			       self->fd, 0);
+	} else {
+		self->fd = open_area(_metadata, O_RDWR);
+		self->p = area_map(self->fd, pages(MAPPING_PAGES), PROT_RW,
+				   MAP_SHARED);
+	}
+	ASSERT_MAPPED(self->p);
+	fill_pages(self->p, MAPPING_PAGES);
+}
+
+FIXTURE_TEARDOWN(mapping)
+{
+	if (self->p != MAP_FAILED)
+		munmap(self->p, pages(MAPPING_PAGES));
+	close(self->fd);
+}
+
+/* Pages [@first, @first + @n) of the fixture's file, read through a new mapping. */
+static bool pages_hold(int fd, size_t first, size_t n, bool zero)
+{
+	char *q = mmap(NULL, pages(MAPPING_PAGES), PROT_READ, MAP_SHARED, fd, 0);
+	bool ok = q != MAP_FAILED;
+	size_t i;
+
+	for (i = first; ok && i < first + n; i++)
+		ok = all_bytes(q + pages(i), zero ? 0 : page_byte(i), pages(1));
+	if (q != MAP_FAILED)
+		munmap(q, pages(MAPPING_PAGES));
+	return ok;
+}
+
+TEST_F(mapping, madv_remove_punches_a_hole)
+{
+	char *ro;
+
+	ASSERT_EQ(0, madvise(self->p + pages(1), pages(2), MADV_REMOVE));
+	EXPECT_TRUE(pages_hold(self->fd, 0, 1, false));
+	EXPECT_TRUE(pages_hold(self->fd, 1, 2, true));
+	EXPECT_TRUE(pages_hold(self->fd, 3, 1, false));
+	EXPECT_TRUE(all_bytes(self->p + pages(1), 0, pages(2)));
+	if (!variant->memfd)
+		EXPECT_PAGE_COUNTS(self->fd, MAPPING_PAGES, 0, 0);
+
+	/* Only a writable shared mapping may punch. */
+	ro = mmap(NULL, pages(1), PROT_READ, MAP_SHARED, self->fd, 0);
+	ASSERT_MAPPED(ro);
+	EXPECT_ERRNO(EACCES, madvise(ro, pages(1), MADV_REMOVE));
+	EXPECT_TRUE(all_bytes(ro, page_byte(0), pages(1)));
+	munmap(ro, pages(1));
+}
+
+/*
+ * What MADV_REMOVE does to the pin state: nothing.  The pages read back as
+ * zeros, but nothing was purged, so PIN says ASHMEM_NOT_PURGED (as on
+ * Android, whose driver is not told either); a range unpinned when it was
+ * punched is purged later as any other.
+ */
+TEST_F(mapping, madv_remove_keeps_pin_state)
+{
+	if (variant->memfd)
+		SKIP(return, "no pin state on a memfd");
+
+	ASSERT_EQ(0, pin_pages(self->fd, ASHMEM_UNPIN, 1, 2));
+	ASSERT_EQ(0, madvise(self->p + pages(1), pages(2), MADV_REMOVE));
+	EXPECT_EQ(ASHMEM_IS_UNPINNED,
+		  pin_pages(self->fd, ASHMEM_GET_PIN_STATUS, 1, 2));
+	EXPECT_PAGE_COUNTS(self->fd, 2, 2, 0);
+	EXPECT_EQ(ASHMEM_NOT_PURGED, pin_pages(self->fd, ASHMEM_PIN, 1, 2));
+	EXPECT_TRUE(pages_hold(self->fd, 1, 2, true));
+
+	if (geteuid() != 0)
+		return;
+	ASSERT_EQ(0, pin_pages(self->fd, ASHMEM_UNPIN, 0, 2));
+	ASSERT_EQ(0, madvise(self->p, pages(1), MADV_REMOVE));
+	EXPECT_EQ(2, ioctl(self->fd, ASHMEM_PURGE_ALL_CACHES));
+	EXPECT_PAGE_COUNTS(self->fd, 2, 0, 2);
+	/* A purged range punched again stays purged. */
+	EXPECT_EQ(0, madvise(self->p, pages(2), MADV_REMOVE));
+	EXPECT_EQ(ASHMEM_WAS_PURGED, pin_pages(self->fd, ASHMEM_PIN, 0, 2));
+	EXPECT_PAGE_COUNTS(self->fd, MAPPING_PAGES, 0, 0);
+	EXPECT_TRUE(pages_hold(self->fd, 0, 3, true));
+	EXPECT_TRUE(pages_hold(self->fd, 3, 1, false));
+}
+
+/* Advice that drops, reads ahead or ages the pages loses no data. */
+TEST_F(mapping, madvise_hints_keep_the_data)
+{
+	static const struct {
+		int advice;
+		const char *name;
+	} hints[] = {
+		{ MADV_DONTNEED, "MADV_DONTNEED" },
+		{ MADV_WILLNEED, "MADV_WILLNEED" },
+		{ MADV_COLD, "MADV_COLD" },
+		{ MADV_PAGEOUT, "MADV_PAGEOUT" },
+		{ MADV_NORMAL, "MADV_NORMAL" },
+		{ MADV_RANDOM, "MADV_RANDOM" },
+		{ MADV_SEQUENTIAL, "MADV_SEQUENTIAL" },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(hints) / sizeof(hints[0]); i++) {
+		EXPECT_EQ(0, madvise(self->p, pages(MAPPING_PAGES),
+				     hints[i].advice))
+			TH_LOG("%s: %s", hints[i].name, strerror(errno));
+		EXPECT_TRUE(pages_hold(self->fd, 0, MAPPING_PAGES, false))
+			TH_LOG("%s lost data", hints[i].name);
+	}
+	/* MADV_FREE is for private anonymous memory. */
+	EXPECT_ERRNO(EINVAL, madvise(self->p, pages(MAPPING_PAGES), MADV_FREE));
+	EXPECT_TRUE(pages_hold(self->fd, 0, MAPPING_PAGES, false));
+	if (!variant->memfd)
+		EXPECT_PAGE_COUNTS(self->fd, MAPPING_PAGES, 0, 0);
+}
+
+/* KSM leaves shared mappings alone; without KSM the advice is unknown. */
+TEST_F(mapping, madv_mergeable)
+{
+	int err = access("/sys/kernel/mm/ksm", F_OK) ? EINVAL : 0;
+
+	if (err) {
+		EXPECT_ERRNO(err, madvise(self->p, pages(1), MADV_MERGEABLE));
+	} else {
+		EXPECT_EQ(0, madvise(self->p, pages(1), MADV_MERGEABLE));
+		EXPECT_EQ(0, madvise(self->p, pages(1), MADV_UNMERGEABLE));
+	}
+	EXPECT_TRUE(pages_hold(self->fd, 0, MAPPING_PAGES, false));
+}
+
+/* MADV_DONTFORK keeps the mapping out of a child; WIPEONFORK is private-only. */
+TEST_F(mapping, madv_dontfork_and_wipeonfork)
+{
+	pid_t pid;
+
+	EXPECT_ERRNO(EINVAL, madvise(self->p, pages(1), MADV_WIPEONFORK));
+	ASSERT_EQ(0, madvise(self->p, pages(1), MADV_DONTFORK));
+	fflush(NULL);
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0)
+		_exit(touch_pages(self->p, 1, false) == 0 &&
+		      touch_pages(self->p + pages(1), 1, false) == -1 ? 0 : 1);
+	EXPECT_EQ(0, wait_child(pid)) TH_LOG("the child saw the DONTFORK page");
+	ASSERT_EQ(0, madvise(self->p, pages(1), MADV_DOFORK));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0)
+		_exit(all_bytes(self->p, page_byte(0), pages(1)) ? 0 : 1);
+	EXPECT_EQ(0, wait_child(pid));
+}
+
+TEST_F(mapping, msync_and_mlock)
+{
+	EXPECT_EQ(0, msync(self->p, pages(MAPPING_PAGES), MS_SYNC));
+	EXPECT_EQ(0, msync(self->p, pages(MAPPING_PAGES), MS_ASYNC));
+	EXPECT_EQ(0, msync(self->p, pages(1), MS_INVALIDATE));
+	EXPECT_ERRNO(EINVAL, msync(self->p, pages(1), MS_SYNC | MS_ASYNC));
+	EXPECT_EQ(0, mlock(self->p, pages(MAPPING_PAGES)));
+	EXPECT_EQ(0, munlock(self->p, pages(MAPPING_PAGES)));
+	EXPECT_TRUE(pages_hold(self->fd, 0, MAPPING_PAGES, false));
+}
+
+/*
+ * mremap() keeps the file and the protection of the mapping: it can shrink,
+ * grow (past the end of the file too, where the pages raise SIGBUS), move,
+ * and, with an old size of 0, map the same pages a second time.
+ */
+TEST_F(mapping, mremap_shrink_grow_move)
+{
+	char *q, *dst;
+
+	q = mremap(self->p, pages(MAPPING_PAGES), pages(2), 0);
+	ASSERT_EQ((uintptr_t)self->p, (uintptr_t)q);
+	q = mremap(q, pages(2), pages(MAPPING_PAGES + 2), MREMAP_MAYMOVE);
+	ASSERT_MAPPED(q);
+	self->p = q;
+	EXPECT_TRUE(all_bytes(q + pages(3), page_byte(3), pages(1)));
+	EXPECT_EQ(MAPPING_PAGES, touch_pages(q, MAPPING_PAGES + 2, true));
+	q = mremap(self->p, pages(MAPPING_PAGES + 2), pages(MAPPING_PAGES), 0);
+	ASSERT_EQ((uintptr_t)self->p, (uintptr_t)q);
+
+	dst = mmap(NULL, pages(MAPPING_PAGES), PROT_NONE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_MAPPED(dst);
+	q = mremap(self->p, pages(MAPPING_PAGES), pages(MAPPING_PAGES),
+		   MREMAP_MAYMOVE | MREMAP_FIXED, dst);
+	ASSERT_EQ((uintptr_t)dst, (uintptr_t)q);
+	EXPECT_EQ(0, touch_pages(self->p, 1, false));
+	self->p = q;
+	EXPECT_TRUE(all_bytes(q, page_byte(0), pages(1)));
+
+	q = mremap(self->p, 0, pages(MAPPING_PAGES), MREMAP_MAYMOVE);
+	ASSERT_MAPPED(q);
+	EXPECT_NE((uintptr_t)self->p, (uintptr_t)q);
+	memset(q, 'm', pages(1));
+	EXPECT_TRUE(all_bytes(self->p, 'm', pages(1)));
+	munmap(q, pages(MAPPING_PAGES));
+}
+
+/* MAP_FIXED replaces part of a mapping, and maps the file over other memory. */
+TEST_F(mapping, map_fixed_over_and_under)
+{
+	char *q, *anon;
+
+	q = mmap(self->p + pages(1), pages(1), PROT_RW,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+	ASSERT_EQ((uintptr_t)self->p + pages(1), (uintptr_t)q);
+	EXPECT_TRUE(all_bytes(q, 0, pages(1)));
+	memset(q, 'a', pages(1));
+	EXPECT_TRUE(pages_hold(self->fd, 0, MAPPING_PAGES, false));
+
+	anon = mmap(NULL, pages(2), PROT_RW, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_MAPPED(anon);
+	q = mmap(anon, pages(2), PROT_RW, MAP_SHARED | MAP_FIXED, self->fd,
+		 pages(2));
+	ASSERT_EQ((uintptr_t)anon, (uintptr_t)q);
+	EXPECT_TRUE(all_bytes(q, page_byte(2), pages(1)));
+	memset(q + pages(1), 'f', pages(1));
+	EXPECT_TRUE(all_bytes(self->p + pages(3), 'f', pages(1)));
+	munmap(q, pages(2));
+}
+
+#define THP_SHMEM	"/sys/kernel/mm/transparent_hugepage/shmem_enabled"
+#define HUGE		((size_t)2 << 20)
+
+/* The number after "@key:" in the smaps entry of the mapping at @addr, or -1. */
+static long smaps_kb(const void *addr, const char *key)
+{
+	char line[256], start[32];
+	bool in = false;
+	long val = -1;
+	FILE *f = fopen("/proc/self/smaps", "re");
+
+	if (!f)
+		return -1;
+	snprintf(start, sizeof(start), "%lx-", (unsigned long)addr);
+	while (val < 0 && fgets(line, sizeof(line), f)) {
+		if (strchr(line, '-') && strchr(line, '-') < strchr(line, ' '))
+			in = !strncmp(line, start, strlen(start));
+		else if (in && !strncmp(line, key, strlen(key)) &&
+			 line[strlen(key)] == ':')
+			val = strtol(line + strlen(key) + 1, NULL, 10);
+	}
+	fclose(f);
+	return val;
+}
+
+/*
+ * Distribution kernels can back shmem with huge pages: a MADV_REMOVE or a
+ * purge of part of a huge page splits it, and must leave the rest intact.
+ */
+TEST_F(ashmem, huge_pages_punched_in_part)
+{
+	size_t npages = 2 * HUGE / pages(1), i, hole = HUGE / pages(1) + 16;
+	char old[64], *mode, *res, *p;
+
+	if (!root_and_ashmem(_metadata))
+		return;
+	if (read_small(THP_SHMEM, old, sizeof(old)))
+		SKIP(return, "no %s (CONFIG_TRANSPARENT_HUGEPAGE)", THP_SHMEM);
+	mode = strchr(old, '[');
+	ASSERT_TRUE(mode != NULL);
+	mode[strcspn(mode, "]")] = '\0';
+	ASSERT_EQ(0, write_str(THP_SHMEM, "advise"));
+
+	/* A mapping aligned to a huge page, asking for huge pages. */
+	res = mmap(NULL, 3 * HUGE, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_MAPPED(res);
+	p = (char *)(((uintptr_t)res + HUGE - 1) & ~(uintptr_t)(HUGE - 1));
+	ASSERT_EQ(0, set_size(self->fd, 2 * HUGE));
+	ASSERT_EQ((uintptr_t)p, (uintptr_t)mmap(p, 2 * HUGE, PROT_RW,
+						MAP_SHARED | MAP_FIXED,
+						self->fd, 0));
+	ASSERT_EQ(0, madvise(p, 2 * HUGE, MADV_HUGEPAGE));
+	fill_pages(p, npages);
+	write_file(THP_SHMEM, mode + 1);
+	EXPECT_EQ(2 * HUGE / 1024, smaps_kb(p, "ShmemPmdMapped"));
+
+	ASSERT_EQ(0, madvise(p + pages(5), pages(1), MADV_REMOVE));
+	ASSERT_EQ(0, pin_pages(self->fd, ASHMEM_UNPIN, hole, 16));
+	EXPECT_EQ(16, ioctl(self->fd, ASHMEM_PURGE_ALL_CACHES));
+	EXPECT_EQ(ASHMEM_WAS_PURGED, pin_pages(self->fd, ASHMEM_PIN, hole, 16));
+	EXPECT_PAGE_COUNTS(self->fd, npages, 0, 0);
+	for (i = 0; i < npages; i++) {
+		bool zero = i == 5 || (i >= hole && i < hole + 16);
+
+		EXPECT_TRUE(all_bytes(p + pages(i), zero ? 0 : page_byte(i),
+				      pages(1)))
+			TH_LOG("page %zu", i);
+		if (!all_bytes(p + pages(i), zero ? 0 : page_byte(i), pages(1)))
+			break;
+	}
+	munmap(res, 3 * HUGE);
+}
+
+/*
+ * A private mapping of an area is anonymous memory (see
+ * private_mapping_is_anonymous_memory), so a child gets a copy of what the
+ * parent wrote there, and neither sees the other's later writes.
+ */
+TEST_F(ashmem, fork_with_private_mapping)
+{
+	char *priv, *shared;
+	pid_t pid;
+
+	shared = area_map(self->fd, pages(2), PROT_RW, MAP_SHARED);
+	ASSERT_MAPPED(shared);
+	memset(shared, 's', pages(2));
+	priv = mmap(NULL, pages(2), PROT_RW, MAP_PRIVATE, self->fd, 0);
+	ASSERT_MAPPED(priv);
+	memset(priv, 'p', pages(1));
+	fflush(NULL);
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		bool ok = all_bytes(priv, 'p', pages(1)) &&
+			  all_bytes(priv + pages(1), 0, pages(1));
+
+		memset(priv, 'c', pages(2));
+		_exit(ok ? 0 : 1);
+	}
+	EXPECT_EQ(0, wait_child(pid));
+	EXPECT_TRUE(all_bytes(priv, 'p', pages(1)));
+	EXPECT_TRUE(all_bytes(priv + pages(1), 0, pages(1)));
+	EXPECT_TRUE(all_bytes(shared, 's', pages(2)));
+}
+
+/*
+ * The area's descriptor is a character device, as on Android: it has no
+ * splice_read (so no sendfile() or splice() from it), and fallocate() and
+ * ftruncate() do not apply to it.
+ */
+TEST_F(ashmem, descriptor_is_not_a_file)
+{
+	loff_t off = 0;
+	int pipefd[2];
+	char *p;
+
+	p = area_map(self->fd, pages(2), PROT_RW, MAP_SHARED);
+	ASSERT_MAPPED(p);
+	fill_pages(p, 2);
+	ASSERT_EQ(0, pipe(pipefd));
+	EXPECT_ERRNO(EINVAL, sendfile(pipefd[1], self->fd, &off, pages(1)));
+	EXPECT_ERRNO(EINVAL, splice(self->fd, &off, pipefd[1], NULL,
+				    pages(1), 0));
+	EXPECT_ERRNO(ENODEV, fallocate(self->fd, FALLOC_FL_PUNCH_HOLE |
+				       FALLOC_FL_KEEP_SIZE, 0, pages(1)));
+	EXPECT_ERRNO(ENODEV, fallocate(self->fd, 0, 0, pages(4)));
+	EXPECT_ERRNO(EINVAL, ftruncate(self->fd, pages(1)));
+	EXPECT_EQ((off_t)pages(2), lseek(self->fd, 0, SEEK_END));
+	EXPECT_TRUE(all_bytes(p + pages(1), page_byte(1), pages(1)));
+	close(pipefd[0]);
+	close(pipefd[1]);
+}
+
+/*
+ * A CAP_SYS_ADMIN process reaches the backing file as
+ * /proc/PID/map_files/<range>.  It may read the area there, and nothing
+ * else: no mapping (shared or private, which could be mprotect()ed past
+ * the mask), no write, no hole, no truncation (which would SIGBUS every
+ * mapper), and nothing that could lift those refusals - attributes, inode
+ * flags (FS_IOC_SETFLAGS, which tmpfs has with CONFIG_TMPFS_XATTR), ACLs or
+ * extended attributes.  On Android all of that works.
+ */
+TEST_F(ashmem, map_files_cannot_change_the_area)
+{
+	int flags = 0, mflags, memfd, mfd, xattr_err;
+	char path[128], buf[16], *p;
+	struct maps_entry e;
+	size_t i;
+
+	if (!root_and_ashmem(_metadata))
+		return;
+	p = read_only_area(_metadata, self->fd);
+	ASSERT_EQ(0, maps_find(p, &e));
+	snprintf(path, sizeof(path), "/proc/self/map_files/%lx-%lx",
+		 e.start, e.end);
+	if (access(path, F_OK))
+		SKIP(return, "no %s (CONFIG_CHECKPOINT_RESTORE)", path);
+
+	/* What a memfd, Android's backing file, answers: flags with TMPFS_XATTR. */
+	memfd = memfd_create("flags", MFD_CLOEXEC);
+	ASSERT_LE(0, memfd);
+	xattr_err = ioctl(memfd, FS_IOC_GETFLAGS, &mflags) ? errno : 0;
+	if (!xattr_err)
+		EXPECT_EQ(0, ioctl(memfd, FS_IOC_SETFLAGS, &mflags));
+	close(memfd);
+
+	EXPECT_ERRNO(EPERM, open(path, O_RDWR));
+	EXPECT_ERRNO(EPERM, open(path, O_WRONLY));
+	EXPECT_ERRNO(EPERM, open(path, O_RDONLY | O_TRUNC));
+	EXPECT_ERRNO(EPERM, truncate(path, pages(1)));
+	EXPECT_ERRNO(EPERM, chmod(path, 0600));
+	EXPECT_ERRNO(EPERM, utimes(path, NULL));
+	EXPECT_ERRNO(EPERM, chown(path, 1, 1));
+
+	mfd = open(path, O_RDONLY);
+	ASSERT_LE(0, mfd) TH_LOG("open(%s, O_RDONLY): %s", path, strerror(errno));
+	memset(buf, FILL, sizeof(buf));
+	EXPECT_EQ(sizeof(buf), pread(mfd, buf, sizeof(buf), pages(1)));
+	EXPECT_TRUE(all_bytes(buf, page_byte(1), sizeof(buf)));
+
+	EXPECT_ERRNO(EPERM, mmap(NULL, pages(1), PROT_READ, MAP_SHARED, mfd, 0));
+	EXPECT_ERRNO(EPERM, mmap(NULL, pages(1), PROT_RW, MAP_PRIVATE, mfd, 0));
+	EXPECT_ERRNO(EPERM, mmap(NULL, pages(1), PROT_READ | PROT_EXEC,
+				 MAP_PRIVATE, mfd, 0));
+	EXPECT_ERRNO(EBADF, write(mfd, "w", 1));
+	EXPECT_ERRNO(EBADF, pwrite(mfd, "written", 7, 0));
+	EXPECT_ERRNO(EBADF, fallocate(mfd, FALLOC_FL_PUNCH_HOLE |
+				      FALLOC_FL_KEEP_SIZE, 0, pages(2)));
+	EXPECT_ERRNO(EINVAL, ftruncate(mfd, pages(1)));
+	EXPECT_ERRNO(EPERM, fchmod(mfd, 0666));
+	EXPECT_ERRNO(EPERM, futimens(mfd, NULL));
+
+	if (xattr_err) {
+		EXPECT_ERRNO(xattr_err, ioctl(mfd, FS_IOC_GETFLAGS, &flags));
+		EXPECT_ERRNO(xattr_err, ioctl(mfd, FS_IOC_SETFLAGS, &flags));
+	} else {
+		EXPECT_EQ(0, ioctl(mfd, FS_IOC_GETFLAGS, &flags));
+		EXPECT_ERRNO(EPERM, ioctl(mfd, FS_IOC_SETFLAGS, &flags));
+		flags |= FS_APPEND_FL;
+		EXPECT_ERRNO(EPERM, ioctl(mfd, FS_IOC_SETFLAGS, &flags));
+	}
+	EXPECT_ERRNO(EOPNOTSUPP, fsetxattr(mfd, "user.ashmem", "x", 1, 0));
+	EXPECT_ERRNO(EOPNOTSUPP, fsetxattr(mfd, "trusted.ashmem", "x", 1, 0));
+	EXPECT_ERRNO(EOPNOTSUPP, fgetxattr(mfd, "user.ashmem", buf, sizeof(buf)));
+	EXPECT_ERRNO(EOPNOTSUPP, setxattr(path, "user.ashmem", "x", 1, 0));
+	EXPECT_ERRNO(EOPNOTSUPP, removexattr(path, "system.posix_acl_access"));
+	EXPECT_EQ(0, flistxattr(mfd, buf, sizeof(buf)));
+	/* Nothing above opened the way to writing, nor does a reopen. */
+	EXPECT_ERRNO(EPERM, open(path, O_RDWR));
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", mfd);
+	EXPECT_ERRNO(EPERM, open(path, O_RDWR));
+	close(mfd);
+
+	EXPECT_EQ((off_t)pages(4), lseek(self->fd, 0, SEEK_END));
+	EXPECT_EQ(-1, touch_pages(p, 4, false));
+	for (i = 0; i < 4; i++)
+		EXPECT_TRUE(all_bytes(p + pages(i), page_byte(i), pages(1)))
+			TH_LOG("page %zu changed", i);
 }
 
 /* Descriptors opened O_RDONLY and O_WRONLY */
