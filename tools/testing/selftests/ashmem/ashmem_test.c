@@ -1204,7 +1204,8 @@ FIXTURE_SETUP(mapping)
 {
 	self->p = MAP_FAILED;
 	if (variant->memfd) {
-		self->fd = memfd_create("mapping", MFD_CLOEXEC);
+		self->fd = memfd_create("mapping",
+					MFD_CLOEXEC | MFD_ALLOW_SEALING);
 		ASSERT_LE(0, self->fd);
 		ASSERT_EQ(0, ftruncate(self->fd, pages(MAPPING_PAGES)));
 		self->p = mmap(NULL, pages(MAPPING_PAGES), PROT_RW, MAP_SHARED,
@@ -1251,12 +1252,24 @@ TEST_F(mapping, madv_remove_punches_a_hole)
 	if (!variant->memfd)
 		EXPECT_PAGE_COUNTS(self->fd, MAPPING_PAGES, 0, 0);
 
-	/* Only a writable shared mapping may punch. */
+	/* A read-only mapping that could be made writable punches too... */
 	ro = mmap(NULL, pages(1), PROT_READ, MAP_SHARED, self->fd, 0);
 	ASSERT_MAPPED(ro);
-	EXPECT_ERRNO(EACCES, madvise(ro, pages(1), MADV_REMOVE));
-	EXPECT_TRUE(all_bytes(ro, page_byte(0), pages(1)));
+	EXPECT_EQ(0, madvise(ro, pages(1), MADV_REMOVE));
+	EXPECT_TRUE(all_bytes(ro, 0, pages(1)));
 	munmap(ro, pages(1));
+
+	/* ...one that never can (no PROT_WRITE in the mask, a write seal) not. */
+	if (variant->memfd) {
+		ASSERT_EQ(0, fcntl(self->fd, F_ADD_SEALS, F_SEAL_FUTURE_WRITE));
+	} else {
+		ASSERT_EQ(0, set_prot_mask(self->fd, PROT_READ));
+	}
+	ro = mmap(NULL, pages(MAPPING_PAGES), PROT_READ, MAP_SHARED, self->fd, 0);
+	ASSERT_MAPPED(ro);
+	EXPECT_ERRNO(EACCES, madvise(ro + pages(3), pages(1), MADV_REMOVE));
+	EXPECT_TRUE(all_bytes(ro + pages(3), page_byte(3), pages(1)));
+	munmap(ro, pages(MAPPING_PAGES));
 }
 
 /*
