@@ -1,5 +1,5 @@
 #!/bin/bash
-# The lint gate (STYLE.md, issue 6): checkpatch on every patch of the series,
+# The lint gate (STYLE.md): checkpatch on every patch of the series,
 # kernel-doc, sparse with W=1, the driver built =y, =m and =n, the uapi
 # header compiled on its own and exported by headers_install.
 #

@@ -1260,11 +1260,9 @@ TEST_F(mapping, madv_remove_punches_a_hole)
 	munmap(ro, pages(1));
 
 	/* ...one that never can (no PROT_WRITE in the mask, a write seal) not. */
-	if (variant->memfd) {
-		ASSERT_EQ(0, fcntl(self->fd, F_ADD_SEALS, F_SEAL_FUTURE_WRITE));
-	} else {
-		ASSERT_EQ(0, set_prot_mask(self->fd, PROT_READ));
-	}
+	ASSERT_EQ(0, variant->memfd ?
+		  fcntl(self->fd, F_ADD_SEALS, F_SEAL_FUTURE_WRITE) :
+		  set_prot_mask(self->fd, PROT_READ));
 	ro = mmap(NULL, pages(MAPPING_PAGES), PROT_READ, MAP_SHARED, self->fd, 0);
 	ASSERT_MAPPED(ro);
 	EXPECT_ERRNO(EACCES, madvise(ro + pages(3), pages(1), MADV_REMOVE));
@@ -1322,7 +1320,7 @@ TEST_F(mapping, madvise_hints_keep_the_data)
 	};
 	size_t i;
 
-	for (i = 0; i < sizeof(hints) / sizeof(hints[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(hints); i++) {
 		EXPECT_EQ(0, madvise(self->p, pages(MAPPING_PAGES),
 				     hints[i].advice))
 			TH_LOG("%s: %s", hints[i].name, strerror(errno));
@@ -1482,7 +1480,7 @@ TEST_F(ashmem, huge_pages_punched_in_part)
 	if (read_small(THP_SHMEM, old, sizeof(old)))
 		SKIP(return, "no %s (CONFIG_TRANSPARENT_HUGEPAGE)", THP_SHMEM);
 	mode = strchr(old, '[');
-	ASSERT_TRUE(mode != NULL);
+	ASSERT_TRUE(!!mode);
 	mode[strcspn(mode, "]")] = '\0';
 	ASSERT_EQ(0, write_str(THP_SHMEM, "advise"));
 
