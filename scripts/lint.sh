@@ -1,7 +1,8 @@
 #!/bin/bash
 # The lint gate (STYLE.md): checkpatch on every patch of the series,
 # kernel-doc, sparse with W=1, the driver built =y, =m and =n, the uapi
-# header compiled on its own and exported by headers_install.
+# header compiled on its own and exported by headers_install, and the
+# self-test of results.py.
 #
 # usage: lint.sh KSRC KOUT PATCHDIR   (run by `make lint` from the repo's top)
 #   KSRC      the prepared tree (build/linux); KOUT its x86_64 build (=y)
@@ -160,6 +161,13 @@ if want "$n" CONFIG_UAPI_HEADER_TEST=y &&
 	tap_result OK "CONFIG_UAPI_HEADER_TEST=y compiles include/uapi/linux/ashmem.h on its own"
 else
 	tap_result FAIL "CONFIG_UAPI_HEADER_TEST=y: usr/include/linux/ashmem.hdrtest not built" "$log/u"
+fi
+
+# 6. results.py, which judges every lane, on canned logs and manifests.
+if python3 "$here/test-results.py" >"$log/r" 2>&1; then
+	tap_result OK "results.py: $(grep -c '^ok' "$log/r") checks on canned kernel logs and manifests"
+else
+	tap_result FAIL "results.py self-test" "$log/r"
 fi
 
 tap_done

@@ -14,12 +14,24 @@ usage:
       a host-side check that printed TAP (lint.sh, series.py verify,
       docs.sh): each TAP result counts; no plan or totals, or an exit
       status other than 0 without a failed test, is a problem.
-  results.py summary OUT.json...
+  results.py summary [--strict] OUT.json...
       print failures and 'N passed, N failed, N skipped'; exit 1 if anything
-      failed, anything is missing, or nothing passed.
+      failed, anything is missing, or nothing passed.  Each result file is
+      held to its manifest, manifests/NAME.txt (below), if there is one;
+      with --strict, a result file without a manifest is a failure too.
+  results.py manifest OUT.json
+      print a manifest for a result file as it is, for review: the
+      suites, their number of results, and each skip with its reason.
+
+A manifest lists what a lane must report:
+  suite NAME MIN         the suite must run and report at least MIN results
+  skip SUITE TEST: WHY   SUITE may skip TEST (WHY says why it cannot run)
+A suite not listed, fewer results than MIN, or a skip not listed is a
+failure.
 
 A result file: {"name", "suites": [{"name", "passed", "failed", "skipped",
-"failures": [...]}], "problems": [...], "logs": [...]}.  A problem (a missing
+"failures": [...], "skips": [[test, reason]...]}], "problems": [...],
+"logs": [...]}.  A problem (a missing
 result, a timeout, a kernel report in the log) counts as one failure.
 """
 
@@ -31,9 +43,10 @@ import sys
 # Kernel log lines that fail a run.  Only lines with a printk timestamp are
 # looked at in VM logs, so program output cannot match by accident.
 KERNEL_BAD = [
-    "BUG:", "WARNING:", "Kernel panic", "Call Trace", "general protection",
-    "Oops", "UBSAN:", "unreferenced object", "suspected memory leak",
-    "sleeping function called", "blocked for more than", "detected stall",
+    "BUG:", "BUG at", "WARNING:", "INFO:", "Kernel panic", "Call Trace",
+    "general protection", "Oops", "UBSAN:", "unreferenced object",
+    "suspected memory leak", "sleeping function called",
+    "blocked for more than", "detected stall", "soft lockup", "hard LOCKUP",
     "Unable to handle",
 ]
 TIMESTAMP = re.compile(r"\[\s*\d+\.\d+\] (.*)")
@@ -55,7 +68,8 @@ PRESSURE = ["invoked oom-killer", "page allocation failure"]
 
 def scan_kernel_log(lines, need_timestamp=True):
     """Problems for kernel reports, and notes for memory-pressure reports
-    (a 'Call Trace' within a few lines after one of those is excused)."""
+    (the one 'Call Trace' of such a report, a few lines after it, is
+    excused; any other report line still counts)."""
     problems, notes, last_pressure = {}, {}, -100
     texts = []
     for line in lines:
@@ -72,7 +86,9 @@ def scan_kernel_log(lines, need_timestamp=True):
             last_pressure = i
             continue
         for pat in KERNEL_BAD:
-            if pat in text and not (pat == "Call Trace" and i - last_pressure <= 4):
+            if pat == "Call Trace" and pat in text and i - last_pressure <= 4:
+                last_pressure = -100
+            elif pat in text:
                 problems.setdefault(pat, []).append(text.strip())
     out = [f"kernel log: {len(hits)} line(s) with '{pat}', first: {hits[0]}"
            for pat, hits in problems.items()]
@@ -84,7 +100,7 @@ def scan_kernel_log(lines, need_timestamp=True):
 def parse_tap(name, lines, rc):
     """One kselftest program's TAP output -> suite dict, problems."""
     suite = {"name": name, "passed": 0, "failed": 0, "skipped": 0,
-             "failures": []}
+             "failures": [], "skips": []}
     problems = []
     plan = None
     count = 0
@@ -106,6 +122,9 @@ def parse_tap(name, lines, rc):
         directive = directive.group(1).upper() if directive else None
         if directive in ("SKIP", "TODO"):
             suite["skipped"] += 1
+            test, _, why = desc.partition("#")
+            why = re.sub(r"^\s*(SKIP|TODO)\b\s*", "", why, flags=re.I)
+            suite["skips"].append([test.strip(), why.strip()])
         elif status == "ok" and directive != "XPASS":
             suite["passed"] += 1
         else:
@@ -268,7 +287,71 @@ def write(out, result):
         json.dump(result, f, indent=1)
 
 
-def cmd_summary(paths):
+MANIFESTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
+                         "manifests")
+
+
+def read_manifest(name):
+    """manifests/NAME.txt -> ({suite: min}, {(suite, test)}), or None."""
+    path = os.path.join(MANIFESTS, name + ".txt")
+    lines = read_lines(path)
+    if lines is None:
+        return None
+    suites, skips = {}, set()
+    for n, line in enumerate(lines, 1):
+        words = line.split(None, 2)
+        if not words or words[0].startswith("#"):
+            continue
+        if words[0] == "suite" and len(words) == 3 and words[2].isdigit():
+            suites[words[1]] = int(words[2])
+        elif words[0] == "skip" and len(words) == 3 and ":" in words[2]:
+            skips.add((words[1], words[2].split(":", 1)[0].strip()))
+        else:
+            sys.exit(f"results: {path}:{n}: not a manifest line: {line}")
+    return suites, skips
+
+
+def check_manifest(r, strict):
+    """Problems of result @r against its manifest, and a totals line."""
+    manifest = read_manifest(r["name"])
+    if manifest is None:
+        return ([f"{r['name']}: no manifest (manifests/{r['name']}.txt)"]
+                if strict else [], None)
+    suites, skips = manifest
+    problems, got = [], {s["name"]: s for s in r["suites"]}
+    for name, least in suites.items():
+        s = got.get(name)
+        n = s["passed"] + s["failed"] + s["skipped"] if s else 0
+        if n < least:
+            problems.append(f"{name}: {n} results, the manifest expects at least {least}")
+    for s in r["suites"]:
+        if s["name"] not in suites:
+            problems.append(f"{s['name']}: not in manifests/{r['name']}.txt")
+        named = s.get("skips", [])
+        for test, why in named:
+            if (s["name"], test) not in skips:
+                problems.append(f"{s['name']}: {test} skipped ({why}), "
+                                "which the manifest does not allow")
+        if s["skipped"] > len(named):
+            problems.append(f"{s['name']}: {s['skipped'] - len(named)} "
+                            "skipped without a name, which the manifest cannot allow")
+    total = (f"manifest: {len(suites)} suites, at least {sum(suites.values())} "
+             f"results, {len(skips)} skips allowed")
+    return problems, total
+
+
+def cmd_manifest(path):
+    with open(path) as f:
+        r = json.load(f)
+    print(f"# {r['name']}: what this lane must report (results.py)")
+    for s in r["suites"]:
+        print(f"suite {s['name']} {s['passed'] + s['failed'] + s['skipped']}")
+    for s in r["suites"]:
+        for test, why in s.get("skips", []):
+            print(f"skip {s['name']} {test}: {why}")
+
+
+def cmd_summary(paths, strict=False):
     passed = failed = skipped = 0
     failures, problems, logs = [], [], []
     print("---- results ----")
@@ -278,7 +361,9 @@ def cmd_summary(paths):
             continue
         with open(path) as f:
             r = json.load(f)
-        print(f"{r['name']}:")
+        mproblems, mtotal = check_manifest(r, strict)
+        r["problems"] = r["problems"] + mproblems
+        print(f"{r['name']}:" + (f" ({mtotal})" if mtotal else ""))
         for s in r["suites"]:
             print(f"  {s['name']}: {s['passed']} passed, {s['failed']} failed, "
                   f"{s['skipped']} skipped")
@@ -315,8 +400,12 @@ def main():
         cmd_tap(*args)
     elif cmd == "kunit" and len(args) == 4:
         cmd_kunit(*args)
+    elif cmd == "summary" and args and args[0] == "--strict" and args[1:]:
+        sys.exit(cmd_summary(args[1:], strict=True))
     elif cmd == "summary" and args:
         sys.exit(cmd_summary(args))
+    elif cmd == "manifest" and len(args) == 1:
+        cmd_manifest(*args)
     else:
         sys.exit(__doc__)
 
