@@ -295,13 +295,25 @@ static void verify_pinned(struct thread *t, struct area *a, const char *when)
 }
 
 /* fork(), with a unix socket pair @sv between parent and child. */
-static pid_t fork_with_socket(int sv[2])
+/* fork(), a violation if it fails: the hogs must not starve the workers. */
+static pid_t fork_checked(struct stats *st)
+{
+	pid_t pid = fork();
+
+	if (pid < 0)
+		violation(st, "fork: %s", strerror(errno));
+	return pid;
+}
+
+static pid_t fork_with_socket(struct stats *st, int sv[2])
 {
 	pid_t pid;
 
-	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv))
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv)) {
+		violation(st, "socketpair: %s", strerror(errno));
 		return -1;
-	pid = fork();
+	}
+	pid = fork_checked(st);
 	if (pid < 0) {
 		close(sv[0]);
 		close(sv[1]);
@@ -340,7 +352,7 @@ static void op_create(struct thread *t, bool in_child)
 	}
 
 	/* A child creates and fills the area, and sends us the fd. */
-	pid = fork_with_socket(sv);
+	pid = fork_with_socket(t->st, sv);
 	if (pid < 0)
 		return;
 	if (pid == 0) {
@@ -655,7 +667,7 @@ static void op_fork_check(struct thread *t)
 
 	if (!a)
 		return;
-	pid = fork();
+	pid = fork_checked(t->st);
 	if (pid < 0)
 		return;
 	if (pid == 0) {
@@ -695,7 +707,7 @@ static void op_pass_fd_check(struct thread *t)
 
 	if (!a)
 		return;
-	pid = fork_with_socket(sv);
+	pid = fork_with_socket(t->st, sv);
 	if (pid < 0)
 		return;
 	if (pid == 0) {

@@ -671,15 +671,18 @@ TEST_F(ashmem_size, set_size_then_use)
 	}
 	ASSERT_EQ(0, set_size(self->fd, size));
 	/*
-	 * ioctl(2) returns an int: GET_SIZE gives the low 32 bits, and those
-	 * in 0xfffff001..0xffffffff look like an error (Android's ABI).
+	 * GET_SIZE returns the size as the ioctl's return value: all of it in
+	 * a 64-bit process; in a 32-bit one, sizes in 0xfffff001..0xffffffff
+	 * come back as an error, -size, as Android's ABI has it.
 	 */
 	errno = 0;
 	got = xioctl(self->fd, ASHMEM_GET_SIZE, 0);
-	if ((uint32_t)variant->size >= 0xfffff001U)
-		TH_LOG("GET_SIZE: %ld (errno %d): the size does not fit", got, errno);
-	else
-		EXPECT_EQ((uint32_t)variant->size, (uint32_t)got);
+	if (!LP64 && size >= 0xfffff001U) {
+		EXPECT_EQ(-1, got);
+		EXPECT_EQ((int)(0x100000000ULL - size), errno);
+	} else {
+		EXPECT_EQ((long)size, got);
+	}
 	EXPECT_EQ((long long)variant->size, fdinfo_num(self->fd, "size"));
 	if (!size) {
 		EXPECT_ERRNO(EINVAL, mmap(NULL, pages(1), PROT_RW, MAP_SHARED,
@@ -1861,7 +1864,7 @@ TEST_F_TIMEOUT(ashmem, offsets_past_2gib, 120)
 
 	ASSERT_EQ(0, set_size(self->fd, size));
 	/* GET_SIZE returns the size as the ioctl's int return value. */
-	EXPECT_EQ((uint32_t)size, (uint32_t)ioctl(self->fd, ASHMEM_GET_SIZE));
+	EXPECT_EQ((long)size, xioctl(self->fd, ASHMEM_GET_SIZE, 0));
 	EXPECT_EQ((long long)size, fdinfo_num(self->fd, "size"));
 	if (LP64) {
 		char *whole = mmap(NULL, size, PROT_RW, MAP_SHARED | MAP_NORESERVE,
