@@ -28,7 +28,7 @@ BZIMAGE          := $(KOUT)/arch/x86/boot/bzImage
 
 SELFTEST_TARGETS ?= ashmem
 SELFTEST_CONFIGS := $(wildcard $(SELFTEST_TARGETS:%=tools/testing/selftests/%/config))
-KUNITCONFIG      ?= mm/.kunitconfig
+KUNITCONFIG      ?= mm/ashmem.kunitconfig
 DEMO             ?= ashmem-demo
 BENCH_ARGS       ?=
 

@@ -2,7 +2,7 @@
 # Run KUnit under UML with the kernel's tools/testing/kunit/kunit.py.
 #
 # usage: kunit.sh KSRC KUNITCONFIG BUILD_DIR LOG
-#   KUNITCONFIG  path inside KSRC, e.g. mm/.kunitconfig
+#   KUNITCONFIG  path inside KSRC, e.g. mm/ashmem.kunitconfig
 #   LOG          kunit.py's output; its exit status goes to LOG.rc
 # Exits 0 when kunit.py ran (its result is parsed by results.py), non-zero
 # only when it could not be started.  Env: JOBS (default nproc),
