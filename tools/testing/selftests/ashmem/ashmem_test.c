@@ -671,17 +671,18 @@ TEST_F(ashmem_size, set_size_then_use)
 	}
 	ASSERT_EQ(0, set_size(self->fd, size));
 	/*
-	 * GET_SIZE returns the size as the ioctl's return value: all of it in
-	 * a 64-bit process; in a 32-bit one, sizes in 0xfffff001..0xffffffff
-	 * come back as an error, -size, as Android's ABI has it.
+	 * ioctl(2) returns an int, whatever the ABI: GET_SIZE gives the low
+	 * 32 bits of the size, sign-extended, and those in
+	 * 0xfffff001..0xffffffff come back as an error with their negation in
+	 * errno (Android's ABI).  fdinfo has the whole size.
 	 */
 	errno = 0;
 	got = xioctl(self->fd, ASHMEM_GET_SIZE, 0);
-	if (!LP64 && size >= 0xfffff001U) {
+	if ((uint32_t)size >= 0xfffff001U) {
 		EXPECT_EQ(-1, got);
-		EXPECT_EQ((int)(0x100000000ULL - size), errno);
+		EXPECT_EQ((int)(0x100000000ULL - (uint32_t)size), errno);
 	} else {
-		EXPECT_EQ((long)size, got);
+		EXPECT_EQ((long)(int32_t)size, got);
 	}
 	EXPECT_EQ((long long)variant->size, fdinfo_num(self->fd, "size"));
 	if (!size) {
@@ -1864,7 +1865,7 @@ TEST_F_TIMEOUT(ashmem, offsets_past_2gib, 120)
 
 	ASSERT_EQ(0, set_size(self->fd, size));
 	/* GET_SIZE returns the size as the ioctl's int return value. */
-	EXPECT_EQ((long)size, xioctl(self->fd, ASHMEM_GET_SIZE, 0));
+	EXPECT_EQ((long)(int32_t)size, xioctl(self->fd, ASHMEM_GET_SIZE, 0));
 	EXPECT_EQ((long long)size, fdinfo_num(self->fd, "size"));
 	if (LP64) {
 		char *whole = mmap(NULL, size, PROT_RW, MAP_SHARED | MAP_NORESERVE,
