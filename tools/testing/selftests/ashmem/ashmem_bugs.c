@@ -702,9 +702,11 @@ TEST_F(ashmem_bug, range_order)
 
 /*
  * ashmem_stress, beside this program, with its output as comments: a
- * worker process of three threads, a memory hog and, from half time on,
- * PURGE_ALL_CACHES and drop_caches; -e: a PIN failing with ENOMEM counts
- * as a violation too.
+ * worker process of three threads, two memory hogs and, from half time
+ * on, PURGE_ALL_CACHES and drop_caches; -e: a PIN failing with ENOMEM
+ * counts as a violation too.  Reclaim must purge pages a PIN sees in the
+ * first half, before PURGE_ALL_CACHES runs: under KASAN one hog did not
+ * fill memory within it.
  */
 static int run_stress(void *path)
 {
@@ -719,8 +721,8 @@ static int run_stress(void *path)
 	if (pid == 0) {
 		dup2(pipefd[1], STDOUT_FILENO);
 		dup2(pipefd[1], STDERR_FILENO);
-		execl(path, "ashmem_stress", "-t", "20", "-w", "1", "-T", "3",
-		      "-H", "1", "-e", NULL);
+		execl(path, "ashmem_stress", "-t", "40", "-w", "1", "-T", "3",
+		      "-H", "2", "-e", NULL);
 		_exit(127);
 	}
 	close(pipefd[1]);
