@@ -1508,11 +1508,11 @@ TEST_F(ashmem, huge_pages_punched_in_part)
 	EXPECT_PAGE_COUNTS(self->fd, npages, 0, 0);
 	for (i = 0; i < npages; i++) {
 		bool zero = i == 5 || (i >= hole && i < hole + 16);
+		bool ok = all_bytes(p + pages(i), zero ? 0 : page_byte(i),
+				    pages(1));
 
-		EXPECT_TRUE(all_bytes(p + pages(i), zero ? 0 : page_byte(i),
-				      pages(1)))
-			TH_LOG("page %zu", i);
-		if (!all_bytes(p + pages(i), zero ? 0 : page_byte(i), pages(1)))
+		EXPECT_TRUE(ok) TH_LOG("page %zu", i);
+		if (!ok)
 			break;
 	}
 	munmap(res, 3 * HUGE);
