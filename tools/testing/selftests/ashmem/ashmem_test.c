@@ -17,6 +17,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <pthread.h>
 #include <linux/falloc.h>
 #include <signal.h>
 #include <stdint.h>
@@ -2067,6 +2068,176 @@ TEST_F(ashmem, fdinfo_page_counts_follow_pin_state)
 	EXPECT_PAGE_COUNTS(self->fd, 6, 0, 2);
 	ASSERT_EQ(0, pin_pages(self->fd, ASHMEM_UNPIN, 6, 2));
 	EXPECT_PAGE_COUNTS(self->fd, 4, 2, 2);
+}
+
+/*
+ * Several threads pin and unpin slices of one area while PURGE_ALL_CACHES
+ * runs: the slices interleave, so a thread's unpinned range merges with its
+ * neighbours' and is split again by their pins, and a purge may take any
+ * part of it.  Each thread knows only its own slices, and they must behave
+ * as if the area were its own.
+ */
+#define PIN_THREADS	4
+#define PIN_SLICE	4	/* pages in a slice */
+#define PIN_SLICES	16	/* slices of each thread */
+#define PIN_OPS		2000	/* pins and unpins of each thread */
+
+struct pin_thread {
+	pthread_t thread;
+	int fd;
+	char *map;
+	unsigned int id;
+	uint64_t seed;
+	bool unpinned[PIN_SLICES];
+	unsigned long purged, violations;
+	char first[160];	/* the first violation */
+};
+
+static size_t slice_page(const struct pin_thread *t, unsigned int s)
+{
+	return (s * PIN_THREADS + t->id) * PIN_SLICE;
+}
+
+static void pin_violation(struct pin_thread *t, unsigned int s,
+			  const char *what, long val)
+{
+	if (!t->violations++)
+		snprintf(t->first, sizeof(t->first),
+			 "thread %u, page %zu: %s %ld", t->id,
+			 slice_page(t, s), what, val);
+}
+
+/* Pages of slice @s that hold their data, and pages that read as zero. */
+static void slice_contents(struct pin_thread *t, unsigned int s,
+			   unsigned int *intact, unsigned int *zero)
+{
+	size_t i;
+
+	*intact = 0;
+	*zero = 0;
+	for (i = slice_page(t, s); i < slice_page(t, s) + PIN_SLICE; i++) {
+		if (all_bytes(t->map + pages(i), page_byte(i), pages(1)))
+			(*intact)++;
+		else if (all_bytes(t->map + pages(i), 0, pages(1)))
+			(*zero)++;
+	}
+}
+
+static void pin_slice(struct pin_thread *t, unsigned int s)
+{
+	int ret = pin_pages(t->fd, ASHMEM_PIN, slice_page(t, s), PIN_SLICE);
+	unsigned int intact, zero;
+	size_t i;
+
+	slice_contents(t, s, &intact, &zero);
+	if (ret == ASHMEM_NOT_PURGED) {
+		if (intact != PIN_SLICE)
+			pin_violation(t, s, "NOT_PURGED, pages intact:", intact);
+	} else if (ret == ASHMEM_WAS_PURGED) {
+		t->purged++;
+		if (!zero || intact + zero != PIN_SLICE)
+			pin_violation(t, s, "WAS_PURGED, pages zero:", zero);
+	} else {
+		pin_violation(t, s, "PIN returned", ret);
+	}
+	for (i = slice_page(t, s); i < slice_page(t, s) + PIN_SLICE; i++)
+		memset(t->map + pages(i), page_byte(i), pages(1));
+	t->unpinned[s] = false;
+}
+
+static void unpin_slice(struct pin_thread *t, unsigned int s)
+{
+	unsigned int intact, zero;
+	int ret;
+
+	slice_contents(t, s, &intact, &zero);
+	if (intact != PIN_SLICE)
+		pin_violation(t, s, "pinned, pages intact:", intact);
+	ret = pin_pages(t->fd, ASHMEM_UNPIN, slice_page(t, s), PIN_SLICE);
+	if (ret)
+		pin_violation(t, s, "UNPIN returned", ret);
+	t->unpinned[s] = true;
+}
+
+static void *pin_thread_main(void *arg)
+{
+	struct pin_thread *t = arg;
+	unsigned int op, s;
+	int status, want;
+
+	for (op = 0; op < PIN_OPS; op++) {
+		s = below(&t->seed, PIN_SLICES);
+		if (t->unpinned[s])
+			pin_slice(t, s);
+		else
+			unpin_slice(t, s);
+		status = pin_pages(t->fd, ASHMEM_GET_PIN_STATUS,
+				   slice_page(t, s), PIN_SLICE);
+		want = t->unpinned[s] ? ASHMEM_IS_UNPINNED : ASHMEM_IS_PINNED;
+		if (status != want)
+			pin_violation(t, s, "GET_PIN_STATUS returned", status);
+	}
+	return NULL;
+}
+
+static void *purge_all_loop(void *arg)
+{
+	int *stop = arg;
+
+	while (!__atomic_load_n(stop, __ATOMIC_RELAXED)) {
+		int fd = open(ASHMEM_DEV, O_RDONLY | O_CLOEXEC);
+
+		if (fd < 0)
+			break;
+		ioctl(fd, ASHMEM_PURGE_ALL_CACHES);
+		close(fd);
+		usleep(200);
+	}
+	return NULL;
+}
+
+TEST_F_TIMEOUT(ashmem, pin_and_unpin_from_threads_with_purges, 300)
+{
+	const size_t npages = PIN_THREADS * PIN_SLICES * PIN_SLICE;
+	struct pin_thread t[PIN_THREADS] = { 0 };
+	long long unpinned = 0, purged = 0;
+	struct page_counts c;
+	pthread_t purger;
+	int stop = 0;
+	unsigned int i, s;
+	char *map;
+
+	if (!root_and_ashmem(_metadata))
+		return;
+	map = area_map(self->fd, pages(npages), PROT_RW, MAP_SHARED);
+	ASSERT_MAPPED(map);
+	fill_pages(map, npages);
+	ASSERT_EQ(0, pthread_create(&purger, NULL, purge_all_loop, &stop));
+	for (i = 0; i < PIN_THREADS; i++) {
+		t[i].fd = self->fd;
+		t[i].map = map;
+		t[i].id = i;
+		t[i].seed = 0x9e3779b97f4a7c15ULL * (i + 1);
+		ASSERT_EQ(0, pthread_create(&t[i].thread, NULL,
+					    pin_thread_main, &t[i]));
+	}
+	for (i = 0; i < PIN_THREADS; i++)
+		ASSERT_EQ(0, pthread_join(t[i].thread, NULL));
+	__atomic_store_n(&stop, 1, __ATOMIC_RELAXED);
+	ASSERT_EQ(0, pthread_join(purger, NULL));
+
+	for (i = 0; i < PIN_THREADS; i++) {
+		EXPECT_EQ(0, t[i].violations) TH_LOG("%s", t[i].first);
+		purged += t[i].purged;
+		for (s = 0; s < PIN_SLICES; s++)
+			unpinned += t[i].unpinned[s] * PIN_SLICE;
+	}
+	/* The purges came between unpin and pin of many slices. */
+	EXPECT_LT(0, purged);
+	ASSERT_EQ(0, page_counts(self->fd, &c));
+	EXPECT_EQ(npages - unpinned, c.pinned);
+	EXPECT_EQ(unpinned, c.unpinned + c.purged);
+	munmap(map, pages(npages));
 }
 
 TEST_F(ashmem, purge_all_caches_needs_cap_sys_admin)
