@@ -441,6 +441,66 @@ TEST_F(memcg, reclaim_purges_what_is_asked)
 	close(fd);
 }
 
+/* Writes @size to @cg's memory.reclaim; EAGAIN (less was reclaimed) is fine. */
+static int cg_reclaim(const char *cg, const char *size)
+{
+	char path[PATH_MAX + 16];
+
+	snprintf(path, sizeof(path), "%s/memory.reclaim", cg);
+	if (write_str(path, size) && errno != EAGAIN)
+		return -1;
+	return 0;
+}
+
+/*
+ * An area filled from cgroup a and mapped, while it is unpinned, by a task
+ * in cgroup b (the fd passed on, as from an app to a system service): the
+ * area and its pages are a's, so b's reclaim purges none of it, and a's
+ * purges all of it.
+ */
+TEST_F(memcg, mapped_from_another_cgroup)
+{
+	const size_t n = 4 * MIB / pages(1);
+	char a[PATH_MAX], b[PATH_MAX], *map, c;
+	int fd, ready[2], done[2];
+	pid_t pid;
+
+	ASSERT_EQ(0, cg_make(self->top, "a", NULL, a));
+	ASSERT_EQ(0, cg_make(self->top, "b", NULL, b));
+	fd = area_in(a, self->home, pages(n), &map);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, pipe(ready));
+	ASSERT_EQ(0, pipe(done));
+	fflush(NULL);
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		char *view;
+
+		if (cg_enter(b))
+			_exit(1);
+		view = mmap(NULL, pages(n), PROT_READ, MAP_SHARED, fd, 0);
+		if (view == MAP_FAILED || touch_pages(view, n, false) >= 0 ||
+		    write(ready[1], "r", 1) != 1)
+			_exit(2);
+		/* The mapping stays until the parent has reclaimed. */
+		_exit(read(done[0], &c, 1) == 1 ? 0 : 3);
+	}
+	ASSERT_EQ(1, read(ready[0], &c, 1));
+
+	ASSERT_EQ(0, cg_reclaim(b, "16M")) TH_LOG("%s", strerror(errno));
+	EXPECT_EQ(0, fdinfo_num(fd, "purged")) TH_LOG("b's reclaim purged a's area");
+	ASSERT_EQ(0, cg_reclaim(a, "4M")) TH_LOG("%s", strerror(errno));
+	EXPECT_EQ((long long)n, fdinfo_num(fd, "purged"));
+
+	ASSERT_EQ(1, write(done[1], "d", 1));
+	EXPECT_EQ(0, wait_child(pid));
+	EXPECT_EQ(ASHMEM_WAS_PURGED, pin_pages(fd, ASHMEM_PIN, 0, n));
+	EXPECT_TRUE(all_bytes(map, 0, pages(n)));
+	munmap(map, pages(n));
+	close(fd);
+}
+
 /*
  * Test 5: an area outlives its cgroup.  Its ranges go to the parent, and so
  * do ranges unpinned after the removal: the parent's own reclaim
