@@ -417,7 +417,7 @@ TEST_F(memcg, reclaim_purges_what_is_asked)
 
 	/* The oldest stripe went first; the newest are untouched. */
 	page = malloc(pages(1));
-	ASSERT_TRUE(page != NULL);
+	ASSERT_TRUE(!!page);
 	for (s = 0; s < stripes; s++) {
 		size_t zero = 0, intact = 0;
 
