@@ -7,7 +7,7 @@ DISTRO       ?= 6.12
 DISTRO_KVER  ?= $(shell bash scripts/distro.sh kver $(DISTRO))
 DKMS_DEB_DIR := $(B)/dkms
 
-.PHONY: dkms-deb distro-results check-distro run-distro clean-distro
+.PHONY: dkms-deb distro-results check-distro run-distro clean-distro mutants
 
 dkms-deb:
 	@bash scripts/dkms-deb.sh . $(DKMS_DEB_DIR)
@@ -25,6 +25,14 @@ check-distro:
 run-distro: dkms-deb samples
 	bash scripts/distro.sh run $(DISTRO_KVER) $(DKMS_DEB_DIR)
 	@python3 scripts/results.py summary $(RES)/run-distro.json
+
+# The mutation run: the module as DKMS builds it, on Debian's kernel, once
+# unchanged and once with each deliberate bug; not part of make check.
+mutants: selftests guest-bin
+	bash scripts/deps.sh dkms linux-headers-$(DISTRO_KVER)
+	python3 scripts/mutants.py run mutants/ashmem.txt . $(DISTRO_KVER) \
+		$(B)/selftests/$(KERNEL)-64/install $(B)/mutants
+	cp $(B)/mutants/result.txt mutants/result.txt
 
 clean: clean-distro
 clean-distro:

@@ -1,8 +1,9 @@
 #!/bin/bash
 # The lint gate (STYLE.md): checkpatch on every patch of the series,
 # kernel-doc, sparse with W=1, the driver built =y, =m and =n, the uapi
-# header compiled on its own and exported by headers_install, and the
-# self-test of results.py.
+# header compiled on its own and exported by headers_install, the
+# self-test of results.py, and that every bug of mutants/ashmem.txt still
+# applies to the driver.
 #
 # usage: lint.sh KSRC KOUT PATCHDIR   (run by `make lint` from the repo's top)
 #   KSRC      the prepared tree (build/linux); KOUT its x86_64 build (=y)
@@ -168,6 +169,13 @@ if python3 "$here/test-results.py" >"$log/r" 2>&1; then
 	tap_result OK "results.py: $(grep -c '^ok' "$log/r") checks on canned kernel logs and manifests"
 else
 	tap_result FAIL "results.py self-test" "$log/r"
+fi
+
+# 7. The deliberate bugs of make mutants still apply to the driver.
+if python3 "$here/mutants.py" check "$here/../mutants/ashmem.txt" "$here/.." >"$log/m" 2>&1; then
+	tap_result OK "$(tail -1 "$log/m")"
+else
+	tap_result FAIL "mutants/ashmem.txt no longer applies to the driver" "$log/m"
 fi
 
 tap_done

@@ -1,0 +1,221 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Deliberate bugs in the driver, each of which a selftest must catch.
+
+usage: mutants.py check LIST REPO
+       mutants.py run LIST REPO KVER SELFTESTS OUT [NAME...]
+
+LIST (mutants/ashmem.txt) names each mutant, the program that must fail on
+it and the lines it changes:
+
+    mutant NAME
+    run: PROGRAM [ARGS...]        a 64-bit selftest program and its arguments
+    file: PATH                    optional, mm/ashmem.c by default
+    - a line as it is             the '- ' or '+ ' is followed by the line
+    + the line that replaces it   itself, tabs included
+
+The '-' lines, in a row, must occur exactly once in the file.
+
+check: every mutant applies to REPO.  run: builds the module as DKMS does
+(the files dkms-deb.sh packs, against Debian's headers for KVER), boots
+Debian's kernel once with the unchanged module, running every program of
+the list, which must pass; then once per mutant, with the mutated module and
+its program, which must fail.  SELFTESTS is the 64-bit selftests' install
+directory.  The result goes to OUT/result.txt, a line per mutant; the exit
+status is 0 when the unchanged module passed and every mutant was caught.
+"""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+# What dkms-deb.sh packs: the repo's path, and the path in the module source.
+SOURCES = [
+    ("mm/ashmem.c", "ashmem.c"),
+    ("dkms/Kbuild", "Kbuild"),
+    ("dkms/ashmem_compat.h", "ashmem_compat.h"),
+    ("include/uapi/linux/ashmem.h", "include/uapi/linux/ashmem.h"),
+    ("include/trace/events/ashmem.h", "include/trace/events/ashmem.h"),
+]
+
+
+class Mutant:
+    def __init__(self, name, lineno):
+        self.name = name
+        self.lineno = lineno
+        self.run = None
+        self.file = "mm/ashmem.c"
+        self.old = []
+        self.new = []
+
+    def where(self):
+        return "mutant %s (line %d)" % (self.name, self.lineno)
+
+
+def code_line(line):
+    """The code of a '- ' or '+ ' line: what follows the marker's space."""
+    return line[2:] if len(line) > 1 else ""
+
+
+def parse(path):
+    mutants, m = [], None
+    with open(path) as f:
+        for lineno, line in enumerate(f, 1):
+            line = line.rstrip("\n")
+            if line.startswith("mutant "):
+                m = Mutant(line.split(None, 1)[1].strip(), lineno)
+                mutants.append(m)
+            elif not line.strip() or line.startswith("#"):
+                continue
+            elif m is None:
+                sys.exit("%s:%d: text before the first mutant" % (path, lineno))
+            elif line.startswith("run: "):
+                m.run = line[5:].split()
+            elif line.startswith("file: "):
+                m.file = line[6:].strip()
+            elif line[0] == "-" and not m.new:
+                m.old.append(code_line(line))
+            elif line[0] == "+":
+                m.new.append(code_line(line))
+            else:
+                sys.exit("%s:%d: not a mutant line: %s" % (path, lineno, line))
+    names = [m.name for m in mutants]
+    for m in mutants:
+        if not m.run or not m.old:
+            sys.exit("%s: %s needs a run: line and '-' lines" % (path, m.where()))
+        if names.count(m.name) > 1:
+            sys.exit("%s: two mutants named %s" % (path, m.name))
+        if m.file not in [s for s, _ in SOURCES]:
+            sys.exit("%s: %s changes %s, which the module is not built from"
+                     % (path, m.where(), m.file))
+    return mutants
+
+
+def apply(m, text):
+    """@text with the mutant's change, or an exception saying why not."""
+    old = "\n".join(m.old) + "\n"
+    count = text.count(old)
+    if count != 1:
+        raise ValueError("%s: its '-' lines occur %d times in %s, not once"
+                         % (m.where(), count, m.file))
+    return text.replace(old, "\n".join(m.new) + "\n" if m.new else "")
+
+
+def check(mutants, repo):
+    bad = 0
+    for m in mutants:
+        with open(os.path.join(repo, m.file)) as f:
+            try:
+                apply(m, f.read())
+            except ValueError as e:
+                print("mutants: %s" % e, file=sys.stderr)
+                bad += 1
+    print("mutants: %d of %d in the list apply to the driver" % (len(mutants) - bad, len(mutants)))
+    return bad == 0
+
+
+def build(repo, kver, stage, m=None):
+    """The module built from @repo (with mutant @m) in @stage."""
+    shutil.rmtree(stage, ignore_errors=True)
+    for src, dst in SOURCES:
+        os.makedirs(os.path.dirname(os.path.join(stage, dst)), exist_ok=True)
+        with open(os.path.join(repo, src)) as f:
+            text = f.read()
+        if m and m.file == src:
+            text = apply(m, text)
+        with open(os.path.join(stage, dst), "w") as f:
+            f.write(text)
+    subprocess.run(["make", "-s", "-C", "/lib/modules/%s/build" % kver,
+                    "M=" + stage, "modules"], check=True,
+                   stdout=subprocess.DEVNULL)
+    return os.path.join(stage, "ashmem.ko")
+
+
+def boot(repo, kver, name, stage, selftests, runs):
+    """Boots Debian's kernel with @stage's module; the results of @runs."""
+    suites = os.path.join(stage, "suites")
+    with open(suites, "w") as f:
+        f.write("tap ashmem-module-load / /bin/sh /guest/ashmem-module.sh load\n")
+        for i, run in enumerate(runs):
+            f.write("tap run%d /selftests/64/ashmem ./%s\n" % (i, " ".join(run)))
+    env = dict(os.environ, VM_SMP="2", VM_NUMA="2")
+    subprocess.run(["bash", os.path.join(HERE, "vm.sh"), "/boot/vmlinuz-" + kver,
+                    name, suites, selftests + "=/selftests/64",
+                    os.path.join(HERE, "guest") + "=/guest",
+                    os.path.join(repo, "build/guest-bin") + "=/guest-bin",
+                    stage + "=/modules"], check=True, cwd=repo,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    with open(os.path.join(repo, "build/results/%s.json" % name)) as f:
+        res = json.load(f)
+    suites = {s["name"]: s for s in res["suites"]}
+    load = suites.get("ashmem-module-load")
+    if not load or load["failed"] or not load["passed"]:
+        raise RuntimeError("%s: the module did not load (build/logs/%s.console)"
+                           % (name, name))
+    out = []
+    for i in range(len(runs)):
+        s = suites.get("run%d" % i, {"passed": 0, "failed": 1,
+                                      "failures": ["no results"]})
+        out.append((s["passed"], s["failed"], s.get("failures", []),
+                    res.get("problems", [])))
+    return out
+
+
+def run(mutants, repo, kver, selftests, out, names):
+    if names:
+        mutants = [m for m in mutants if m.name in names]
+    os.makedirs(out, exist_ok=True)
+    lines, ok = [], True
+    runs = []
+    for m in mutants:
+        if m.run not in runs:
+            runs.append(m.run)
+    start = time.time()
+    build(repo, kver, os.path.join(out, "unchanged"))
+    for run, (passed, failed, failures, problems) in zip(
+            runs, boot(repo, kver, "mutants-unchanged",
+                       os.path.join(out, "unchanged"), selftests, runs)):
+        good = passed and not failed and not problems
+        ok &= bool(good)
+        lines.append("%-32s %-6s %s: %d passed, %d failed%s" % (
+            "(unchanged)", "passes" if good else "FAILS", " ".join(run),
+            passed, failed, (": " + failures[0]) if failures else ""))
+    for m in mutants:
+        stage = os.path.join(out, m.name)
+        build(repo, kver, stage, m)
+        passed, failed, failures, problems = boot(
+            repo, kver, "mutant-" + m.name, stage, selftests, [m.run])[0]
+        caught = failed or problems
+        ok &= bool(caught)
+        why = failures[0] if failures else (problems[0] if problems else "")
+        lines.append("%-32s %-6s %s: %d passed, %d failed%s" % (
+            m.name, "caught" if caught else "MISSED", " ".join(m.run),
+            passed, failed, (": " + why) if why else ""))
+    head = ["# make mutants: Debian's %s kernel, %s, %d mutants, %.0f s"
+            % (kver, time.strftime("%Y-%m-%d"), len(mutants), time.time() - start)]
+    with open(os.path.join(out, "result.txt"), "w") as f:
+        f.write("\n".join(head + lines) + "\n")
+    print("\n".join(head + lines))
+    return ok
+
+
+def main(argv):
+    if len(argv) >= 4 and argv[1] == "check":
+        return 0 if check(parse(argv[2]), argv[3]) else 1
+    if len(argv) >= 7 and argv[1] == "run":
+        mutants = parse(argv[2])
+        if not check(mutants, argv[3]):
+            return 1
+        return 0 if run(mutants, os.path.abspath(argv[3]), argv[4],
+                        os.path.abspath(argv[5]), os.path.abspath(argv[6]),
+                        argv[7:]) else 1
+    print(__doc__, file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
