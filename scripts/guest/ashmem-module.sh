@@ -2,9 +2,11 @@
 # Debug lane (ashmem built as a module): load it before the selftests, and
 # after them check that it cannot be unloaded while an area is open or
 # mapped, that it unloads once nothing holds it, and that it loads and works
-# again.  Prints TAP.
+# again.  Prints TAP.  With the module's KUnit tests built in
+# (CONFIG_ASHMEM_KUNIT_TEST=m), insmod runs them; "kunit" reports each test
+# case of that run.
 #
-# usage: ashmem-module.sh load|unload
+# usage: ashmem-module.sh load|unload|kunit
 # Needs /modules/ashmem.ko and /guest-bin/ashmem-modhold (see the Makefile).
 
 KO=/modules/ashmem.ko
@@ -113,9 +115,27 @@ unload() {
 	result $? "after the reload an area works (status $rc)"
 }
 
+# The KTAP that debugfs keeps of the last run of the "ashmem" suite, whole
+# as comments, then its test cases (one level below the suite, their
+# parameters one further) as this program's results.
+kunit() {
+	ktap=/sys/kernel/debug/kunit/ashmem/results
+	if [ ! -r "$ktap" ]; then
+		result 1 "$ktap can be read"
+		done_tap
+	fi
+	sed 's/^/# /' "$ktap"
+	sed -n 's/^    \(\(not \)\{0,1\}ok [0-9][0-9]* \)/\1/p' "$ktap" >/tmp/kunit.tap
+	n=$(wc -l </tmp/kunit.tap)
+	failed=$(grep -c '^not ok' /tmp/kunit.tap)
+	cat /tmp/kunit.tap
+	[ "$n" -gt 0 ] || result 1 "the suite reports its test cases"
+}
+
 case "${1:-}" in
 load) load ;;
 unload) unload ;;
-*) echo "usage: $0 load|unload" >&2; exit 2 ;;
+kunit) kunit ;;
+*) echo "usage: $0 load|unload|kunit" >&2; exit 2 ;;
 esac
 done_tap
