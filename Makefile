@@ -115,9 +115,9 @@ kunit-results: prepare
 		$(B)/kunit/test.log $(RES)/kunit.json
 
 # One boot: what VMTEST_FIRST lists, the 64-bit selftests, the 32-bit ones,
-# the demo (plain: it passes if it exits 0), the ioctl fuzzer, and what
-# VMTEST_EXTRA adds (suites lines, with commas for blanks).
-FUZZ_ARGS    ?= -n 200000 -t 60 -p 2
+# the demo (plain: it passes if it exits 0), the ioctl fuzzer (for -t
+# seconds), and what VMTEST_EXTRA adds (suites lines, with commas for blanks).
+FUZZ_ARGS    ?= -t 60 -p 2
 VMTEST_FIRST ?=
 VMTEST_EXTRA ?=
 vmtest-results: selftests samples guest-bin
@@ -194,7 +194,7 @@ DEBUG_EXTRA := plain,ashmem_stress-64,/selftests/64/ashmem,./ashmem_stress,-t,60
 	tap,ashmem_test-reloaded,/selftests/64/ashmem,./ashmem_test \
 	plain,kmemleak,/,/bin/sh,/guest/kmemleak-scan.sh
 debug-results:
-	$(MAKE) KERNEL=debug FUZZ_ARGS="-n 100000 -t 30 -p 2" \
+	$(MAKE) KERNEL=debug FUZZ_ARGS="-t 30 -p 2" \
 		VMTEST_FIRST="$(DEBUG_FIRST)" VMTEST_EXTRA="$(DEBUG_EXTRA)" vmtest-results
 
 kunit:

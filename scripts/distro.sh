@@ -103,7 +103,7 @@ check)
 	rm -f "$b/results/$name.json"
 	setup "$kver" "$deb" "$b/distro/$kver/modules"
 	suites=$b/$name.suites
-	fuzz=${FUZZ_ARGS:--n 200000 -t 60 -p 2}
+	fuzz=${FUZZ_ARGS:--t 60 -p 2}
 	{
 		echo "tap ashmem-module-load / /bin/sh /guest/ashmem-module.sh load"
 		cat "$b/selftests/$lane-64/suites.txt" "$b/selftests/$lane-32/suites.txt"

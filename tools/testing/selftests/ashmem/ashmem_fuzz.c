@@ -1,27 +1,43 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * A randomized fuzzer for /dev/ashmem: ioctls with random command numbers
- * (around magic 0x77 and elsewhere) and random arguments, including bad
- * pointers and edge sizes, mixed with mmap, munmap, mprotect, madvise,
- * remap_file_pages, read, lseek, dup, fd passing, fork and close.
+ * A randomized fuzzer for /dev/ashmem that checks every answer: ioctls with
+ * random command numbers (around magic 0x77 and elsewhere) and random
+ * arguments, including bad pointers and edge sizes, mixed with mmap,
+ * munmap, mprotect, madvise, remap_file_pages, read, lseek, fdinfo, dup, fd
+ * passing, fork and close.
  *
- *   ashmem_fuzz [-s SEED] [-n ITERATIONS] [-t SECONDS] [-p PROCESSES] [-v]
+ *   ashmem_fuzz [-s SEED] [-t SECONDS] [-n OPERATIONS] [-p PROCESSES] [-v]
  *
- * Each of PROCESSES workers runs at most ITERATIONS operations and stops
- * after SECONDS; worker i uses SEED + i, so "-p 1 -s SEED" replays one.
- * Pointers the kernel may write through always point into a scratch buffer
- * or into the fuzzer's own ashmem mappings, never into its state.
+ * Each of PROCESSES workers runs for SECONDS, or until it has run
+ * OPERATIONS operations if that comes first; worker i uses SEED + i, so
+ * "-p 1 -s SEED -n N" replays the first N operations of one.  Pointers the
+ * kernel may write through always point into a scratch buffer or into the
+ * fuzzer's own ashmem mappings, never into its state.
  *
- * It fails if a worker dies of a signal, if touching a mapping the driver
- * accepted faults, or if a well-formed ashmem ioctl fails with an errno the
- * driver never returns.  Kernel reports (KASAN, lockdep, BUG, WARNING) are
- * for the harness to find in the kernel log.
+ * Each worker keeps a model of its areas, as Documentation/userspace-api/
+ * ashmem.rst describes them: access mode, name, size, protection mask,
+ * whether the area was mapped, file position and which pages are unpinned
+ * (those may be purged at any time, by reclaim or by another worker's
+ * PURGE_ALL_CACHES).  Every operation is checked against it: the result and
+ * errno of each ashmem ioctl, of mmap(), mprotect(), read() and lseek(), the
+ * names and inode numbers in fdinfo and /proc/self/maps, fdinfo's page
+ * counts.  Where the documentation allows several answers (PIN of unpinned
+ * pages, ENOMEM, SEEK_DATA), the model accepts each of them.  The areas of a
+ * worker are its own; a child it forks works on them while it waits, on the
+ * same model, kept in shared memory.
+ *
+ * It fails at the first answer the model does not allow, if a worker dies of
+ * a signal, if touching a mapping the driver accepted faults, or if a kind
+ * of operation succeeded less often than its minimum rate: a fuzzer whose
+ * operations stopped succeeding tests nothing.  Kernel reports (KASAN,
+ * lockdep, BUG, WARNING) are for the harness to find in the kernel log.
  */
 #define _GNU_SOURCE
 #define _FILE_OFFSET_BITS 64
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -31,39 +47,48 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/personality.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <linux/ashmem.h>
+#include <linux/capability.h>
 
 #include "../kselftest.h"
 #include "ashmem_util.h"
 
-#define MAX_AREAS	8
+#define MAX_AREAS	8	/* descriptors a worker holds */
 #define MAX_MAPS	16
+/* Areas alive at once: each held by a descriptor or a MAP_PRIVATE mapping. */
+#define MAX_MODELS	(MAX_AREAS + MAX_MAPS)
 #define MAX_MAP_PAGES	64
 #define SCRATCH_PAGES	4
-
-struct mapping {
-	char *addr;
-	size_t len;		/* bytes, a multiple of the page size */
-	int prot;
-};
+#define MAX_RUNS	32
+#define CANARY		0x5a	/* after the name GET_NAME must write */
 
 enum op {
 	OP_OPEN, OP_CLOSE, OP_DUP, OP_PASS_FD, OP_ASHMEM_IOCTL, OP_RANDOM_IOCTL,
 	OP_MMAP, OP_MUNMAP, OP_MPROTECT, OP_TOUCH, OP_READ, OP_LSEEK,
-	OP_MADVISE, OP_REMAP, OP_FORK, OP_PURGE, NR_OPS
+	OP_MADVISE, OP_REMAP, OP_FORK, OP_PURGE, OP_FDINFO, NR_OPS
 };
 
-static const char *const op_names[NR_OPS] = {
+/* Operations, then each ashmem ioctl apart, by its number (1 to 11). */
+#define NR_IOCTLS	11
+#define NR_KINDS	(NR_OPS + NR_IOCTLS)
+#define IOCTL_KIND(cmd)	(NR_OPS + _IOC_NR(cmd) - 1)
+
+static const char *const kind_names[NR_KINDS] = {
 	"open", "close", "dup", "pass_fd", "ashmem_ioctl", "random_ioctl",
 	"mmap", "munmap", "mprotect", "touch", "read", "lseek", "madvise",
-	"remap_file_pages", "fork", "purge_all",
+	"remap_file_pages", "fork", "purge_all", "fdinfo",
+	"  SET_NAME", "  GET_NAME", "  SET_SIZE", "  GET_SIZE",
+	"  SET_PROT_MASK", "  GET_PROT_MASK", "  PIN", "  UNPIN",
+	"  GET_PIN_STATUS", "  PURGE_ALL_CACHES", "  GET_FILE_ID",
 };
 
 /* Relative weights of the operations. */
@@ -72,39 +97,352 @@ static const unsigned int op_weights[NR_OPS] = {
 	[OP_ASHMEM_IOCTL] = 30, [OP_RANDOM_IOCTL] = 12, [OP_MMAP] = 10,
 	[OP_MUNMAP] = 5, [OP_MPROTECT] = 3, [OP_TOUCH] = 8, [OP_READ] = 6,
 	[OP_LSEEK] = 4, [OP_MADVISE] = 3, [OP_REMAP] = 1, [OP_FORK] = 1,
-	[OP_PURGE] = 1,
+	[OP_PURGE] = 1, [OP_FDINFO] = 4,
+};
+
+/*
+ * The least number of successful operations of each kind a worker must
+ * reach, per second of its run: about 1/50 of the lowest rate a worker
+ * reached on the plain kernel in the test VM (TCG, 2 vCPUs, on a loaded
+ * host: 6,000 to 10,000 operations a second).  The debug lane's kernel
+ * (KASAN, lockdep) is 5 to 10 times slower.  remap_file_pages() and random
+ * ioctl numbers are expected to fail.
+ */
+static const double min_rates[NR_KINDS] = {
+	[OP_OPEN] = 7, [OP_CLOSE] = 3, [OP_DUP] = 0.3, [OP_PASS_FD] = 0.3,
+	[OP_ASHMEM_IOCTL] = 15, [OP_MMAP] = 3, [OP_MUNMAP] = 2.5,
+	[OP_MPROTECT] = 1.5, [OP_TOUCH] = 4, [OP_READ] = 2, [OP_LSEEK] = 0.5,
+	[OP_MADVISE] = 1, [OP_FORK] = 1, [OP_PURGE] = 1, [OP_FDINFO] = 4,
+	[IOCTL_KIND(ASHMEM_SET_NAME)] = 1.5,
+	[IOCTL_KIND(ASHMEM_GET_NAME)] = 1.5,
+	[IOCTL_KIND(ASHMEM_SET_SIZE)] = 2.5,
+	[IOCTL_KIND(ASHMEM_GET_SIZE)] = 3,
+	[IOCTL_KIND(ASHMEM_SET_PROT_MASK)] = 2,
+	[IOCTL_KIND(ASHMEM_GET_PROT_MASK)] = 3,
+	[IOCTL_KIND(ASHMEM_PIN)] = 0.4,
+	[IOCTL_KIND(ASHMEM_UNPIN)] = 0.4,
+	[IOCTL_KIND(ASHMEM_GET_PIN_STATUS)] = 0.4,
+	[IOCTL_KIND(ASHMEM_PURGE_ALL_CACHES)] = 1,
+	[IOCTL_KIND(ASHMEM_GET_FILE_ID)] = 0.4,
+};
+
+/*
+ * What a worker did, in memory its parent reads once it has exited.
+ * @unpinned: the most pages its areas ever had unpinned, which other
+ * workers read while it runs.
+ */
+struct stats {
+	unsigned long calls[NR_KINDS], ok[NR_KINDS];
+	unsigned long ops, failures, enomem, merged, purge_wrapped;
+	uint64_t unpinned;
+	double secs;
+};
+
+/* Unpinned pages [@first, @last] of an area. */
+struct run {
+	uint64_t first, last;
+};
+
+/*
+ * The model of an area, one open file description: what the driver must
+ * answer about it.  In shared memory, so that a forked child's ioctls
+ * update the worker's model as they update the area.
+ */
+struct area {
+	int mode;		/* O_RDONLY, O_WRONLY or O_RDWR */
+	bool mapped;		/* the first mmap() created the backing file */
+	char name[ASHMEM_NAME_LEN];	/* empty: never named, or named "" */
+	uint64_t size;
+	unsigned long prot_mask;
+	unsigned long long ino;	/* of the backing file, once mapped */
+	int64_t pos;		/* the file position */
+	bool runs_lost;		/* more unpinned runs than @runs holds */
+	unsigned int nr_runs;
+	struct run runs[MAX_RUNS];	/* sorted, neither touching nor overlapping */
+};
+
+struct mapping {
+	char *addr;
+	size_t len;		/* bytes, a multiple of the page size */
+	int prot;
+	int may;		/* the PROT_* bits mprotect() may give it, -1: unknown */
+	bool shared;
+	struct area *area;	/* NULL once the area is gone */
+	uint64_t pgoff;
+};
+
+/*
+ * A pointer argument, and what the kernel can do there: read @rd bytes,
+ * write @wr bytes; past them an access faults.  An access never goes past
+ * the end of one of our mappings.  @bad: an address that is no memory of
+ * ours at all, which a syscall may refuse before it looks at anything else
+ * (access_ok()).  @stable: no purge can change the memory, so what we read
+ * there is what the kernel reads, and what it wrote stays.
+ */
+struct uptr {
+	unsigned long addr;
+	size_t rd, wr;
+	bool bad, stable;
 };
 
 struct worker {
 	uint64_t rng;
+	uint64_t seed;
+	unsigned long n;	/* operations run */
 	int fds[MAX_AREAS];
+	struct area *fd_area[MAX_AREAS];
+	struct area *areas;	/* MAX_MODELS, shared with forked children */
+	int refs[MAX_MODELS];	/* our descriptors and MAP_PRIVATE mappings */
 	struct mapping maps[MAX_MAPS];
 	char *scratch;		/* SCRATCH_PAGES writable pages */
-	char *ro;		/* one read-only page */
-	char *hole;		/* end of a page followed by an unmapped one */
+	char *ro;		/* one read-only page, then a writable one */
+	char *hole;		/* end of that page, before an inaccessible one */
 	char *unmapped;
-	unsigned long ops[NR_OPS], ok[NR_OPS];
-	unsigned long bad_errno, faults;
-	bool verbose;
+	struct stats *st;
+	unsigned long failures;
+	bool child;
 };
 
 static size_t page_size;
+static struct stats *workers;	/* all of them */
+static int nr_workers;
+/* What the kernel and this process are: see probe_environment(). */
+static uint64_t max_size;
+static bool read_implies_exec, noexec, admin;
 
 static bool chance(struct worker *w, unsigned int percent)
 {
 	return below(&w->rng, 100) < percent;
 }
 
-static void failure(struct worker *w, const char *fmt, ...)
+static bool failure(struct worker *w, const char *fmt, ...)
 {
 	va_list ap;
 
-	printf("# worker %d: ", getpid());
+	printf("# seed %llu, operation %lu%s: ", (unsigned long long)w->seed,
+	       w->n + 1, w->child ? " (forked child)" : "");
 	va_start(ap, fmt);
 	vprintf(fmt, ap);
 	va_end(ap);
 	printf("\n");
 	fflush(stdout);
+	w->failures++;
+	return false;
+}
+
+/* A syscall's result as the kernel returned it: the value, or -errno. */
+static long long kres(long long ret)
+{
+	return ret == -1 ? -errno : ret;
+}
+
+static const char *res_str(long long res, char *buf, size_t len)
+{
+	if (res < 0 && res >= -4095)
+		snprintf(buf, len, "-1 (%s)", strerror(-res));
+	else
+		snprintf(buf, len, "%lld", res);
+	return buf;
+}
+
+/* Is @res what the model wants?  @fmt... names the call. */
+static bool expect(struct worker *w, long long res, long long want,
+		   const char *fmt, ...)
+{
+	char what[512], got[64], model[64];
+	va_list ap;
+
+	if (res == want)
+		return true;
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	return failure(w, "%s: %s, the model says %s", what,
+		       res_str(res, got, sizeof(got)),
+		       res_str(want, model, sizeof(model)));
+}
+
+static uint64_t area_pages(const struct area *a)
+{
+	return a->size / page_size + !!(a->size % page_size);
+}
+
+static bool readable(const struct area *a)
+{
+	return (a->mode & O_ACCMODE) != O_WRONLY;
+}
+
+static bool writable(const struct area *a)
+{
+	return (a->mode & O_ACCMODE) != O_RDONLY;
+}
+
+/* Pin state: the runs of unpinned pages. */
+
+static bool runs_any(const struct area *a, uint64_t first, uint64_t last)
+{
+	unsigned int i;
+
+	for (i = 0; i < a->nr_runs; i++)
+		if (a->runs[i].first <= last && a->runs[i].last >= first)
+			return true;
+	return false;
+}
+
+/* Does [@first, @last] lie inside a run, with pages of it on both sides? */
+static bool runs_inside(const struct area *a, uint64_t first, uint64_t last)
+{
+	unsigned int i;
+
+	for (i = 0; i < a->nr_runs; i++)
+		if (a->runs[i].first < first && a->runs[i].last > last)
+			return true;
+	return false;
+}
+
+static uint64_t runs_pages(const struct area *a)
+{
+	uint64_t n = 0;
+	unsigned int i;
+
+	for (i = 0; i < a->nr_runs; i++)
+		n += a->runs[i].last - a->runs[i].first + 1;
+	return n;
+}
+
+static void runs_set(struct area *a, const struct run *runs, unsigned int n)
+{
+	if (n > MAX_RUNS) {
+		a->runs_lost = true;
+		return;
+	}
+	memcpy(a->runs, runs, n * sizeof(*runs));
+	a->nr_runs = n;
+}
+
+static void runs_pin(struct area *a, uint64_t first, uint64_t last)
+{
+	struct run out[MAX_RUNS + 1];
+	unsigned int i, n = 0;
+
+	if (a->runs_lost) {
+		/* All pinned again: the model knows the pin state again. */
+		if (first == 0 && last == area_pages(a) - 1) {
+			a->runs_lost = false;
+			a->nr_runs = 0;
+		}
+		return;
+	}
+	for (i = 0; i < a->nr_runs; i++) {
+		struct run r = a->runs[i];
+
+		if (r.last < first || r.first > last) {
+			out[n++] = r;
+			continue;
+		}
+		if (r.first < first)
+			out[n++] = (struct run){ r.first, first - 1 };
+		if (r.last > last)
+			out[n++] = (struct run){ last + 1, r.last };
+	}
+	runs_set(a, out, n);
+}
+
+static void runs_unpin(struct area *a, uint64_t first, uint64_t last)
+{
+	struct run out[MAX_RUNS + 1];
+	unsigned int i, n = 0;
+	bool placed = false;
+
+	if (a->runs_lost)
+		return;
+	for (i = 0; i < a->nr_runs; i++) {
+		struct run r = a->runs[i];
+
+		if (r.last + 1 < first) {
+			out[n++] = r;
+		} else if (r.first > last + 1) {
+			if (!placed)
+				out[n++] = (struct run){ first, last };
+			placed = true;
+			out[n++] = r;
+		} else {
+			first = r.first < first ? r.first : first;
+			last = r.last > last ? r.last : last;
+		}
+	}
+	if (!placed)
+		out[n++] = (struct run){ first, last };
+	runs_set(a, out, n);
+}
+
+/*
+ * The pages [*@first, *@last] that @pin names, or false if PIN, UNPIN and
+ * GET_PIN_STATUS must refuse it with EINVAL.
+ */
+static bool pin_range(const struct area *a, const struct ashmem_pin *pin,
+		      uint64_t *first, uint64_t *last)
+{
+	uint64_t pages = area_pages(a);
+
+	if ((pin->offset | pin->len) & (page_size - 1))
+		return false;
+	if ((uint64_t)pin->offset + pin->len > UINT32_MAX)
+		return false;
+	if (!a->mapped)
+		return false;
+	*first = pin->offset / page_size;
+	if (!pin->len && *first >= pages)
+		return false;
+	*last = pin->len ? *first + pin->len / page_size - 1 : pages - 1;
+	return *last < pages;
+}
+
+/* The areas: their models, and who holds them. */
+
+static struct area *new_area(struct worker *w, int mode)
+{
+	int i;
+
+	for (i = 0; w->refs[i]; i++)
+		;
+	w->refs[i] = 1;
+	memset(&w->areas[i], 0, sizeof(w->areas[i]));
+	w->areas[i].mode = mode;
+	w->areas[i].prot_mask = PROT_RWX;
+	return &w->areas[i];
+}
+
+static void get_area(struct worker *w, struct area *a)
+{
+	w->refs[a - w->areas]++;
+}
+
+/*
+ * The area is freed with its last descriptor or MAP_PRIVATE mapping: its
+ * shared mappings stay, and nothing of them is purged any more.
+ */
+static void put_area(struct worker *w, struct area *a)
+{
+	int i;
+
+	if (--w->refs[a - w->areas])
+		return;
+	for (i = 0; i < MAX_MAPS; i++)
+		if (w->maps[i].area == a)
+			w->maps[i].area = NULL;
+}
+
+/* Can a purge change the bytes [@off, @off + @len) of @m? */
+static bool map_stable(const struct mapping *m, size_t off, size_t len)
+{
+	const struct area *a = m->area;
+
+	if (!m->shared || !a)
+		return true;
+	return !a->runs_lost &&
+	       !runs_any(a, m->pgoff + off / page_size,
+			 m->pgoff + (off + len - 1) / page_size);
 }
 
 /* A size: mostly small, sometimes an edge. */
@@ -145,31 +483,78 @@ static uint32_t rnd_pin_field(struct worker *w)
 	}
 }
 
+static bool in_scratch(struct worker *w, unsigned long addr)
+{
+	return addr >= (unsigned long)w->scratch &&
+	       addr < (unsigned long)w->scratch + SCRATCH_PAGES * page_size;
+}
+
+/* @off bytes into the scratch buffer, which the read-only page follows. */
+static struct uptr scratch_ptr(struct worker *w, size_t off)
+{
+	size_t wr = SCRATCH_PAGES * page_size - off;
+
+	return (struct uptr){ (unsigned long)w->scratch + off, wr + 2 * page_size,
+			      wr, false, true };
+}
+
+static struct uptr bad_ptr(unsigned long addr)
+{
+	return (struct uptr){ addr, 0, 0, true, true };
+}
+
+/*
+ * A pointer into @m with @need bytes after it, if the kernel's access
+ * there has a known outcome: a read needs the bytes to be readable and
+ * stable (so that we read what the kernel reads), or not readable at all.
+ */
+static bool map_ptr(struct worker *w, struct mapping *m, size_t need,
+		    bool reads, struct uptr *p)
+{
+	size_t len = need < m->len ? need : m->len;
+	size_t off = below(&w->rng, m->len - len + 1), end = m->len - off;
+	bool stable = map_stable(m, off, len < end ? len + 1 : end);
+
+	if (reads && m->prot && (!(m->prot & PROT_READ) || !stable))
+		return false;
+	*p = (struct uptr){ (unsigned long)m->addr + off,
+			    m->prot & PROT_READ ? end : 0,
+			    m->prot & PROT_WRITE ? end : 0, false, stable };
+	return true;
+}
+
 /*
  * A pointer argument: bad ones, or one into memory the kernel may read and
- * write (scratch, our ashmem mappings), or the read-only page.
+ * write (scratch, our ashmem mappings), or the read-only page.  @reads: the
+ * kernel reads what it points to.
  */
-static unsigned long rnd_ptr(struct worker *w, size_t need)
+static struct uptr rnd_ptr(struct worker *w, size_t need, bool reads)
 {
 	struct mapping *m;
+	struct uptr p;
+	size_t off;
 
 	switch (below(&w->rng, 10)) {
 	case 0:
-		return 0;
+		return bad_ptr(0);
 	case 1:
-		return (unsigned long)w->unmapped;
+		return bad_ptr((unsigned long)w->unmapped);
 	case 2:
-		return kernel_addr();
+		return bad_ptr(kernel_addr());
 	case 3:
-		return ~0UL - below(&w->rng, 16);
+		return bad_ptr(~0UL - below(&w->rng, 16));
 	case 4:
-		return (unsigned long)w->ro + below(&w->rng, page_size);
+		off = below(&w->rng, page_size);
+		return (struct uptr){ (unsigned long)w->ro + off,
+				      2 * page_size - off, 0, false, true };
 	case 5:
-		return (unsigned long)w->hole - 1 - below(&w->rng, 300);
+		off = below(&w->rng, 300);
+		return (struct uptr){ (unsigned long)w->hole - 1 - off,
+				      off + 1, off + 1, false, true };
 	case 6:
 		m = &w->maps[below(&w->rng, MAX_MAPS)];
-		if (m->addr)
-			return (unsigned long)m->addr + below(&w->rng, m->len);
+		if (m->addr && map_ptr(w, m, need, reads, &p))
+			return p;
 		break;
 	default:
 		break;
@@ -177,15 +562,15 @@ static unsigned long rnd_ptr(struct worker *w, size_t need)
 	/* Somewhere in the scratch buffer, with @need bytes after it. */
 	if (need > SCRATCH_PAGES * page_size)
 		need = SCRATCH_PAGES * page_size;
-	return (unsigned long)w->scratch +
-	       below(&w->rng, SCRATCH_PAGES * page_size - need + 1);
+	return scratch_ptr(w, below(&w->rng, SCRATCH_PAGES * page_size - need + 1));
 }
 
-/* One of our areas, or a bad fd; never someone else's descriptor. */
-static int rnd_fd(struct worker *w)
+/* One of our areas, or a bad fd (*@a NULL); never someone else's descriptor. */
+static int rnd_fd(struct worker *w, struct area **a)
 {
-	int fd = w->fds[below(&w->rng, MAX_AREAS)];
+	int i = below(&w->rng, MAX_AREAS), fd = w->fds[i];
 
+	*a = w->fd_area[i];
 	if (fd < 0 && chance(w, 5))
 		return chance(w, 50) ? -1 : 1000 + (int)below(&w->rng, 24);
 	return fd;
@@ -218,10 +603,25 @@ static struct mapping *rnd_map(struct worker *w)
 	return m->addr ? m : NULL;
 }
 
-static void drop_map(struct mapping *m)
+static bool drop_map(struct worker *w, struct mapping *m)
 {
-	munmap(m->addr, m->len);
+	long long res = kres(munmap(m->addr, m->len));
+
+	if (!m->shared && m->area)
+		put_area(w, m->area);
 	m->addr = NULL;
+	m->area = NULL;
+	return expect(w, res, 0, "munmap(%#zx)", m->len);
+}
+
+static bool close_slot(struct worker *w, int i)
+{
+	long long res = kres(close(w->fds[i]));
+
+	put_area(w, w->fd_area[i]);
+	w->fds[i] = -1;
+	w->fd_area[i] = NULL;
+	return expect(w, res, 0, "close()");
 }
 
 /* Touches every page of @m its protection allows; a fault is a failure. */
@@ -234,11 +634,10 @@ static void touch(struct worker *w, struct mapping *m)
 	bad = touch_pages(m->addr, m->len / page_size, m->prot & PROT_WRITE);
 	if (bad < 0)
 		return;
-	w->faults++;
 	failure(w, "fault touching %p + %#zx (len %#zx, prot %d)",
 		m->addr, bad * page_size, m->len, m->prot);
 	/* The mapping is not trustworthy any more. */
-	drop_map(m);
+	drop_map(w, m);
 }
 
 /* Is all of [addr, addr + len) still mapped? */
@@ -249,66 +648,401 @@ static bool still_mapped(char *addr, size_t len)
 	return mincore(addr, len, vec) == 0;
 }
 
-static bool op_open(struct worker *w)
+/*
+ * fdinfo against the model: position, size, name, inode, and page counts
+ * that add up to the size in pages.  A name with a newline would make lines
+ * of its own: then only what comes before it is compared.
+ */
+static bool check_fdinfo(struct worker *w, int fd, struct area *a)
 {
-	static const int modes[] = { O_RDWR, O_RDWR, O_RDWR, O_RDONLY, O_WRONLY };
-	int slot = free_area_slot(w);
+	char buf[2048], val[ASHMEM_NAME_LEN + 8];
+	const char *name = a->name + strspn(a->name, " \t");
+	uint64_t pages = area_pages(a), unpinned = runs_pages(a);
+	bool newline = strchr(a->name, '\n');
+	struct page_counts c;
+	long long ino;
 
-	if (slot < 0) {
-		close(w->fds[below(&w->rng, MAX_AREAS)]);
-		slot = free_area_slot(w);
-	}
-	w->fds[slot] = open(ASHMEM_DEV, modes[below(&w->rng, 5)] | O_CLOEXEC);
-	/* Usually give it a usable size at once. */
-	if (w->fds[slot] >= 0 && chance(w, 70))
-		ioctl(w->fds[slot], ASHMEM_SET_SIZE,
-		      (size_t)((1 + below(&w->rng, MAX_MAP_PAGES)) * page_size -
-			       below(&w->rng, 2) * below(&w->rng, page_size)));
+	if (fdinfo_read(fd, buf, sizeof(buf)))
+		return failure(w, "fdinfo of fd %d cannot be read", fd);
+	if (key_string(buf, "name", val, sizeof(val)))
+		val[0] = '\0';
+	if (strncmp(val, name, strcspn(name, "\n")) ||
+	    strlen(val) != strcspn(name, "\n"))
+		return failure(w, "fdinfo name \"%s\", the model says \"%s\"",
+			       val, a->name);
+	if (newline)
+		return true;
+	ino = key_value(buf, "inode");
+	if (!expect(w, ino, a->mapped ? (long long)a->ino : -1, "fdinfo inode"))
+		return false;
+	if (!expect(w, key_value(buf, "pos"), a->pos, "fdinfo pos") ||
+	    !expect(w, key_value(buf, "size"), a->size, "fdinfo size"))
+		return false;
+	if (page_counts_of(buf, &c))
+		return failure(w, "fdinfo has no page counts");
+	if (c.pinned + c.unpinned + c.purged != (long long)pages ||
+	    c.pinned < 0 || c.unpinned < 0 || c.purged < 0)
+		return failure(w, "fdinfo pages %lld + %lld + %lld, the area has %llu",
+			       c.pinned, c.unpinned, c.purged,
+			       (unsigned long long)pages);
+	if (!a->runs_lost && c.pinned != (long long)(pages - unpinned))
+		return failure(w, "fdinfo pinned %lld, unpinned %lld + %lld; model: %llu",
+			       c.pinned, c.unpinned, c.purged,
+			       (unsigned long long)unpinned);
 	return true;
 }
 
-static bool op_close(struct worker *w)
+/* /proc/self/maps: the protection, the backing file's name and inode. */
+static bool check_maps(struct worker *w, struct mapping *m, struct area *a)
 {
-	int i = below(&w->rng, MAX_AREAS);
+	char path[ASHMEM_NAME_LEN + 32], perms[5];
+	struct maps_entry e;
 
-	if (w->fds[i] >= 0) {
-		close(w->fds[i]);
-		w->fds[i] = -1;
-	}
+	if (maps_find(m->addr, &e))
+		return failure(w, "mapping %p is not in /proc/self/maps", m->addr);
+	snprintf(perms, sizeof(perms), "%c%c%c%c", m->prot & PROT_READ ? 'r' : '-',
+		 m->prot & PROT_WRITE ? 'w' : '-', m->prot & PROT_EXEC ? 'x' : '-',
+		 m->shared ? 's' : 'p');
+	if (strcmp(e.perms, perms))
+		return failure(w, "mapping %p is %s in /proc/self/maps, the model says %s",
+			       m->addr, e.perms, perms);
+	if (!m->shared || strchr(a->name, '\n'))
+		return true;
+	snprintf(path, sizeof(path), "/%s%s%s (deleted)", ASHMEM_NAME_DEF,
+		 a->name[0] ? "/" : "", a->name);
+	if (strcmp(e.path, path) || e.inode != a->ino)
+		return failure(w, "maps: %p is %s, inode %llu; the model says %s, %llu",
+			       m->addr, e.path, e.inode, path, a->ino);
 	return true;
 }
 
-static bool op_dup(struct worker *w)
+/*
+ * Before an UNPIN of @pages: the most the areas of the worker may have
+ * unpinned, for other workers' PURGE_ALL_CACHES.
+ */
+static void unpinning(struct worker *w, uint64_t pages)
 {
-	int slot = free_area_slot(w), fd = rnd_fd(w);
+	uint64_t n = pages;
+	int i;
 
-	if (slot < 0 || fd < 0)
-		return false;
-	w->fds[slot] = fcntl(fd, F_DUPFD_CLOEXEC, 0);
-	return w->fds[slot] >= 0;
+	for (i = 0; i < MAX_MODELS; i++)
+		if (w->refs[i])
+			n += w->areas[i].runs_lost ? area_pages(&w->areas[i]) :
+						      runs_pages(&w->areas[i]);
+	if (n > w->st->unpinned)
+		__atomic_store_n(&w->st->unpinned, n, __ATOMIC_RELEASE);
 }
 
-/* Sends an area over a unix socket to ourselves: a new fd, same area. */
-static bool op_pass_fd(struct worker *w)
-{
-	int slot = free_area_slot(w), fd = rnd_fd(w), sv[2];
-	char byte = 0;
+/* The ashmem ioctls, each checked against the model of a valid area. */
 
-	if (slot < 0 || fd < 0 || socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv))
-		return false;
-	if (!send_fd(sv[0], fd, &byte, 1))
-		w->fds[slot] = recv_fd(sv[1], &byte, 1);
-	close(sv[0]);
-	close(sv[1]);
-	return w->fds[slot] >= 0;
+/* The name SET_NAME finds at @p as strncpy_from_user() reads it, or -1. */
+static int user_name(const struct uptr *p, char *name)
+{
+	size_t max = p->rd < ASHMEM_NAME_LEN ? p->rd : ASHMEM_NAME_LEN;
+	size_t len = max ? strnlen((const char *)p->addr, max) : 0;
+
+	if (len == max && max < ASHMEM_NAME_LEN)
+		return -1;
+	if (len > ASHMEM_NAME_LEN - 1)
+		len = ASHMEM_NAME_LEN - 1;
+	memcpy(name, (const char *)p->addr, len);
+	name[len] = '\0';
+	return 0;
 }
 
-/* Errors the driver may return for a well-formed ashmem ioctl. */
-static bool expected_errno(int err)
+static bool ioctl_set_name(struct worker *w, int fd, struct area *a, unsigned long cmd)
 {
-	return err == EINVAL || err == EFAULT || err == EPERM ||
-	       err == ENOMEM || err == EOVERFLOW || err == EBADF ||
-	       err == ENOTTY;
+	struct uptr p = rnd_ptr(w, ASHMEM_NAME_LEN + 8, true);
+	char name[ASHMEM_NAME_LEN];
+	long long res, want;
+
+	if (in_scratch(w, p.addr)) {
+		size_t len = below(&w->rng, p.wr < 300 ? p.wr : 300);
+		char *s = (char *)p.addr;
+
+		memset(s, 'a' + below(&w->rng, 26), len);
+		if (chance(w, 90) && len)
+			s[len - 1] = '\0';
+	}
+	want = user_name(&p, name) ? -EFAULT : a->mapped ? -EINVAL : 0;
+	res = kres(xioctl(fd, ASHMEM_SET_NAME, p.addr));
+	/* Both wrong: the documentation does not say which error comes first. */
+	if (want == -EFAULT && a->mapped && res == -EINVAL)
+		return false;
+	if (!expect(w, res, want, "SET_NAME(%#lx)%s", p.addr,
+		    a->mapped ? " after mmap" : ""))
+		return false;
+	if (!res)
+		memcpy(a->name, name, sizeof(name));
+	return !res;
+}
+
+static bool ioctl_get_name(struct worker *w, int fd, struct area *a, unsigned long cmd)
+{
+	struct uptr p = rnd_ptr(w, ASHMEM_NAME_LEN, false);
+	const char *name = a->name[0] ? a->name : ASHMEM_NAME_DEF;
+	size_t len = strlen(name) + 1;
+	char *buf = (char *)p.addr;
+	long long res;
+
+	if (p.stable && p.wr > len)
+		buf[len] = CANARY;
+	res = kres(xioctl(fd, ASHMEM_GET_NAME, p.addr));
+	if (!expect(w, res, p.wr < len ? -EFAULT : 0, "GET_NAME(%#lx) of %zu bytes",
+		    p.addr, len))
+		return false;
+	if (res || !p.stable)
+		return !res;
+	if (memcmp(buf, name, len))
+		return failure(w, "GET_NAME wrote \"%.*s\", the model says \"%s\"",
+			       ASHMEM_NAME_LEN, buf, name);
+	if (p.wr > len && buf[len] != CANARY)
+		return failure(w, "GET_NAME wrote past the NUL of \"%s\"", name);
+	return true;
+}
+
+static bool ioctl_set_size(struct worker *w, int fd, struct area *a, uint64_t size)
+{
+	long long res = kres(xioctl(fd, ASHMEM_SET_SIZE, (unsigned long)size));
+
+	if (!expect(w, res, size > max_size || a->mapped ? -EINVAL : 0,
+		    "SET_SIZE(%#llx)%s", (unsigned long long)size,
+		    a->mapped ? " after mmap" : ""))
+		return false;
+	if (!res)
+		a->size = size;
+	return !res;
+}
+
+/*
+ * GET_SIZE returns the size, but ioctl(2) returns an int, in the kernel
+ * already: only the low 32 bits come back, and when they are -4095 to -1
+ * they look like an error.  fdinfo has the whole size.
+ */
+static bool ioctl_get_size(struct worker *w, int fd, struct area *a, unsigned long cmd)
+{
+	long long res = kres(xioctl(fd, ASHMEM_GET_SIZE, rnd(&w->rng)));
+
+	if ((uint32_t)res != (uint32_t)a->size)
+		return failure(w, "GET_SIZE: %#x, the model says %#llx",
+			       (uint32_t)res, (unsigned long long)a->size);
+	return true;
+}
+
+static bool ioctl_set_rnd_size(struct worker *w, int fd, struct area *a,
+			       unsigned long cmd)
+{
+	return ioctl_set_size(w, fd, a, (size_t)rnd_size(w));
+}
+
+static bool ioctl_get_prot_mask(struct worker *w, int fd, struct area *a,
+				unsigned long cmd)
+{
+	long long res = kres(xioctl(fd, cmd, rnd(&w->rng)));
+
+	return expect(w, res, a->prot_mask, "GET_PROT_MASK");
+}
+
+static bool ioctl_set_prot_mask(struct worker *w, int fd, struct area *a,
+				unsigned long cmd)
+{
+	unsigned long prot = chance(w, 80) ? below(&w->rng, 8) : (unsigned long)rnd(&w->rng);
+	long long res = kres(xioctl(fd, ASHMEM_SET_PROT_MASK, prot));
+
+	if (!expect(w, res, prot & ~a->prot_mask ? -EINVAL : 0,
+		    "SET_PROT_MASK(%#lx) of mask %#lx", prot, a->prot_mask))
+		return false;
+	if (res)
+		return false;
+	if (read_implies_exec && (prot & PROT_READ))
+		prot |= a->prot_mask & PROT_EXEC;
+	a->prot_mask = prot;
+	return true;
+}
+
+/* PIN, UNPIN and GET_PIN_STATUS. */
+static bool ioctl_pin(struct worker *w, int fd, struct area *a, unsigned long cmd)
+{
+	const char *what = cmd == ASHMEM_PIN ? "PIN" : cmd == ASHMEM_UNPIN ?
+			   "UNPIN" : "GET_PIN_STATUS";
+	uint64_t first = 0, last = 0, pages = area_pages(a);
+	struct ashmem_pin pin = {};
+	long long res, want;
+	struct uptr p;
+	bool any;
+
+	if (chance(w, 80))
+		p = scratch_ptr(w, below(&w->rng, page_size / 8) * 8);
+	else
+		p = rnd_ptr(w, sizeof(pin), true);
+	if (in_scratch(w, p.addr) && p.wr >= sizeof(pin)) {
+		pin.offset = rnd_pin_field(w);
+		pin.len = chance(w, 20) ? 0 : rnd_pin_field(w);
+		if (a->mapped && pages <= MAX_MAP_PAGES && chance(w, 50)) {
+			/* A range in the area; a length of 0 reaches its end. */
+			first = below(&w->rng, pages);
+			pin.offset = first * page_size;
+			pin.len = below(&w->rng, pages - first + 1) * page_size;
+		}
+		memcpy((void *)p.addr, &pin, sizeof(pin));
+	}
+	if (p.rd < sizeof(pin)) {
+		want = -EFAULT;
+	} else {
+		memcpy(&pin, (void *)p.addr, sizeof(pin));
+		want = pin_range(a, &pin, &first, &last) ? 0 : -EINVAL;
+	}
+	if (!want && cmd == ASHMEM_UNPIN)
+		unpinning(w, last - first + 1);
+	res = kres(xioctl(fd, cmd, p.addr));
+	if (want)
+		return expect(w, res, want, "%s(%#x, %#x) of %#llx bytes%s", what,
+			      pin.offset, pin.len, (unsigned long long)a->size,
+			      a->mapped ? "" : ", not mapped") && false;
+
+	any = a->runs_lost || runs_any(a, first, last);
+	switch (cmd) {
+	case ASHMEM_PIN:
+		/* Pinning the middle of a run allocates its second half. */
+		if (res == -ENOMEM && (a->runs_lost || runs_inside(a, first, last))) {
+			w->st->enomem++;
+			return false;
+		}
+		/* Only a page unpinned may have been purged. */
+		if ((res != ASHMEM_WAS_PURGED || !any) &&
+		    !expect(w, res, ASHMEM_NOT_PURGED, "PIN of pages %#llx-%#llx%s",
+			    (unsigned long long)first, (unsigned long long)last,
+			    any ? "" : ", all pinned"))
+			return false;
+		runs_pin(a, first, last);
+		break;
+	case ASHMEM_UNPIN:
+		if (res == -ENOMEM) {
+			w->st->enomem++;
+			return false;
+		}
+		if (!expect(w, res, 0, "UNPIN of pages %#llx-%#llx",
+			    (unsigned long long)first, (unsigned long long)last))
+			return false;
+		runs_unpin(a, first, last);
+		break;
+	default:
+		if (a->runs_lost && (res == ASHMEM_IS_PINNED || res == ASHMEM_IS_UNPINNED))
+			return true;
+		return expect(w, res, any ? ASHMEM_IS_UNPINNED : ASHMEM_IS_PINNED,
+			      "GET_PIN_STATUS of pages %#llx-%#llx",
+			      (unsigned long long)first, (unsigned long long)last);
+	}
+	return chance(w, 75) || check_fdinfo(w, fd, a);
+}
+
+static bool ioctl_get_file_id(struct worker *w, int fd, struct area *a,
+			      unsigned long cmd)
+{
+	struct uptr p = rnd_ptr(w, sizeof(unsigned long), false);
+	unsigned long id;
+	long long res, want;
+
+	if (!a->mapped)
+		want = -EINVAL;
+	else if (a->ino != (unsigned long)a->ino)
+		want = -EOVERFLOW;
+	else
+		want = p.wr < sizeof(id) ? -EFAULT : 0;
+	res = kres(xioctl(fd, ASHMEM_GET_FILE_ID, p.addr));
+	if (!expect(w, res, want, "GET_FILE_ID(%#lx)%s", p.addr,
+		    a->mapped ? "" : ", not mapped"))
+		return false;
+	if (res || !p.stable)
+		return !res;
+	memcpy(&id, (void *)p.addr, sizeof(id));
+	return id == a->ino ||
+	       failure(w, "GET_FILE_ID stored %lu, the inode is %llu", id, a->ino);
+}
+
+/*
+ * PURGE_ALL_CACHES returns the pages it purged: no more than all workers'
+ * areas ever had unpinned at once (their areas are all there are).  Through
+ * ioctl(2)'s int, as GET_SIZE's size: past INT_MAX, any value.
+ */
+static bool ioctl_purge(struct worker *w, int fd, struct area *a, unsigned long cmd)
+{
+	long long res = kres(xioctl(fd, ASHMEM_PURGE_ALL_CACHES, rnd(&w->rng)));
+	uint64_t most = 0;
+	int i;
+
+	if (!admin)
+		return expect(w, res, -EPERM, "PURGE_ALL_CACHES without CAP_SYS_ADMIN") && false;
+	for (i = 0; i < nr_workers; i++)
+		most += __atomic_load_n(&workers[i].unpinned, __ATOMIC_ACQUIRE);
+	if (most > INT_MAX) {
+		w->st->purge_wrapped += res < 0;
+		return true;
+	}
+	if (res < 0 || res > (long long)most)
+		return failure(w, "PURGE_ALL_CACHES: %lld, there are at most %llu unpinned pages",
+			       res, (unsigned long long)most);
+	return true;
+}
+
+static bool (*const ioctl_fns[NR_IOCTLS])(struct worker *w, int fd,
+					  struct area *a, unsigned long cmd) = {
+	[_IOC_NR(ASHMEM_SET_NAME) - 1] = ioctl_set_name,
+	[_IOC_NR(ASHMEM_GET_NAME) - 1] = ioctl_get_name,
+	[_IOC_NR(ASHMEM_SET_SIZE) - 1] = ioctl_set_rnd_size,
+	[_IOC_NR(ASHMEM_GET_SIZE) - 1] = ioctl_get_size,
+	[_IOC_NR(ASHMEM_SET_PROT_MASK) - 1] = ioctl_set_prot_mask,
+	[_IOC_NR(ASHMEM_GET_PROT_MASK) - 1] = ioctl_get_prot_mask,
+	[_IOC_NR(ASHMEM_PIN) - 1] = ioctl_pin,
+	[_IOC_NR(ASHMEM_UNPIN) - 1] = ioctl_pin,
+	[_IOC_NR(ASHMEM_GET_PIN_STATUS) - 1] = ioctl_pin,
+	[_IOC_NR(ASHMEM_PURGE_ALL_CACHES) - 1] = ioctl_purge,
+	[_IOC_NR(ASHMEM_GET_FILE_ID) - 1] = ioctl_get_file_id,
+};
+
+/* @cmd, one of the driver's, on one of our areas or a bad fd. */
+static bool ioctl_checked(struct worker *w, unsigned long cmd)
+{
+	struct area *a;
+	int fd = rnd_fd(w, &a);
+	bool ok;
+
+	if (a)
+		ok = ioctl_fns[_IOC_NR(cmd) - 1](w, fd, a, cmd);
+	else
+		ok = expect(w, kres(xioctl(fd, cmd, (unsigned long)w->scratch)),
+			    -EBADF, "ioctl(%d, %#lx)", fd, cmd) && false;
+	w->st->calls[IOCTL_KIND(cmd)]++;
+	w->st->ok[IOCTL_KIND(cmd)] += ok;
+	return ok;
+}
+
+/* The ioctl numbers of the driver: @cmd's in this process, or 0. */
+static unsigned long ashmem_cmd(unsigned long cmd)
+{
+	static const unsigned long cmds[][2] = {
+		{ ASHMEM_SET_NAME, ASHMEM_SET_NAME },
+		{ ASHMEM_GET_NAME, ASHMEM_GET_NAME },
+		{ ASHMEM_SET_SIZE, ASHMEM_SET_SIZE },
+		{ ASHMEM_GET_SIZE, ASHMEM_GET_SIZE },
+		{ ASHMEM_SET_PROT_MASK, ASHMEM_SET_PROT_MASK },
+		{ ASHMEM_GET_PROT_MASK, ASHMEM_GET_PROT_MASK },
+		{ ASHMEM_PIN, ASHMEM_PIN },
+		{ ASHMEM_UNPIN, ASHMEM_UNPIN },
+		{ ASHMEM_GET_PIN_STATUS, ASHMEM_GET_PIN_STATUS },
+		{ ASHMEM_PURGE_ALL_CACHES, ASHMEM_PURGE_ALL_CACHES },
+		{ ASHMEM_GET_FILE_ID, ASHMEM_GET_FILE_ID },
+		/* A 64-bit kernel takes their 64-bit numbers from 32-bit processes too. */
+		{ _IOW(__ASHMEMIOC, 3, uint64_t), ASHMEM_SET_SIZE },
+		{ _IOW(__ASHMEMIOC, 5, uint64_t), ASHMEM_SET_PROT_MASK },
+		{ _IOR(__ASHMEMIOC, 11, uint64_t), ASHMEM_GET_FILE_ID },
+	};
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(cmds); i++)
+		if (cmd == cmds[i][0])
+			return cmds[i][1];
+	return 0;
 }
 
 static bool op_ashmem_ioctl(struct worker *w)
@@ -319,72 +1053,21 @@ static bool op_ashmem_ioctl(struct worker *w)
 		ASHMEM_PIN, ASHMEM_UNPIN, ASHMEM_GET_PIN_STATUS,
 		ASHMEM_GET_FILE_ID,
 	};
-	unsigned long cmd = cmds[below(&w->rng, ARRAY_SIZE(cmds))];
-	int fd = rnd_fd(w);
-	unsigned long arg;
-	struct ashmem_pin *pin;
-	long ret;
-	char *s;
 
-	switch (cmd) {
-	case ASHMEM_SET_NAME:
-		arg = rnd_ptr(w, ASHMEM_NAME_LEN + 8);
-		if (arg >= (unsigned long)w->scratch &&
-		    arg < (unsigned long)w->scratch + SCRATCH_PAGES * page_size) {
-			size_t room = (unsigned long)w->scratch +
-				      SCRATCH_PAGES * page_size - arg;
-			size_t len = below(&w->rng, room < 300 ? room : 300);
-
-			s = (char *)arg;
-			memset(s, 'a' + below(&w->rng, 26), len);
-			if (chance(w, 90) && len)
-				s[len - 1] = '\0';
-		}
-		break;
-	case ASHMEM_SET_SIZE:
-		arg = (unsigned long)rnd_size(w);
-		break;
-	case ASHMEM_SET_PROT_MASK:
-		arg = chance(w, 80) ? below(&w->rng, 8) : (unsigned long)rnd(&w->rng);
-		break;
-	case ASHMEM_PIN:
-	case ASHMEM_UNPIN:
-	case ASHMEM_GET_PIN_STATUS:
-		arg = chance(w, 80) ? (unsigned long)w->scratch +
-				      below(&w->rng, page_size / 8) * 8 :
-				      rnd_ptr(w, sizeof(*pin));
-		if (arg >= (unsigned long)w->scratch &&
-		    arg <= (unsigned long)w->scratch +
-			   SCRATCH_PAGES * page_size - sizeof(*pin)) {
-			pin = (struct ashmem_pin *)arg;
-			pin->offset = rnd_pin_field(w);
-			pin->len = chance(w, 20) ? 0 : rnd_pin_field(w);
-		}
-		break;
-	default:
-		arg = rnd_ptr(w, ASHMEM_NAME_LEN);
-		break;
-	}
-
-	ret = syscall(SYS_ioctl, fd, cmd, arg);
-	/*
-	 * GET_SIZE returns data through ioctl(2)'s int: a size whose low 32
-	 * bits are in -4095..-1 looks like an error.  Not the driver's fault.
-	 */
-	if (cmd == ASHMEM_GET_SIZE)
-		return true;
-	if (ret < 0 && fd >= 0 && !expected_errno(errno)) {
-		w->bad_errno++;
-		failure(w, "ioctl(%#lx, %#lx) failed with errno %d (%s)",
-			cmd, arg, errno, strerror(errno));
-	}
-	return ret >= 0;
+	return ioctl_checked(w, cmds[below(&w->rng, ARRAY_SIZE(cmds))]);
 }
 
+/*
+ * Any other number of magic 0x77 is unknown to the driver: ENOTTY.  The
+ * driver's own numbers get arguments that fit, and the model's check.
+ */
 static bool op_random_ioctl(struct worker *w)
 {
 	unsigned long cmd, arg;
 	unsigned int type;
+	struct area *a;
+	long long res;
+	int fd;
 
 	do {
 		if (chance(w, 70)) {
@@ -402,61 +1085,275 @@ static bool op_random_ioctl(struct worker *w)
 		 */
 	} while (type == 'X' || type == 'f' || type == 0x94 || type == 0x15);
 
-	arg = chance(w, 60) ? rnd_ptr(w, _IOC_SIZE(cmd)) : (unsigned long)rnd(&w->rng);
+	if (ashmem_cmd(cmd))
+		return ioctl_checked(w, ashmem_cmd(cmd));
+	arg = chance(w, 60) ? rnd_ptr(w, _IOC_SIZE(cmd), false).addr :
+			      (unsigned long)rnd(&w->rng);
 	/* Fully random values may hit our own memory: only use pointers. */
 	if (_IOC_DIR(cmd) & _IOC_READ || type == 'T' || type == 0)
-		arg = rnd_ptr(w, _IOC_SIZE(cmd) ? _IOC_SIZE(cmd) : 8);
-	return syscall(SYS_ioctl, rnd_fd(w), cmd, arg) >= 0;
+		arg = rnd_ptr(w, _IOC_SIZE(cmd) ? _IOC_SIZE(cmd) : 8, false).addr;
+	fd = rnd_fd(w, &a);
+	res = kres(xioctl(fd, cmd, arg));
+	if (!a)
+		return expect(w, res, -EBADF, "ioctl(%d, %#lx)", fd, cmd) && false;
+	if (type == __ASHMEMIOC)
+		return expect(w, res, -ENOTTY, "ioctl(%#lx)", cmd) && false;
+	return res >= 0;
+}
+
+static bool op_open(struct worker *w)
+{
+	static const int modes[] = { O_RDWR, O_RDWR, O_RDWR, O_RDONLY, O_WRONLY };
+	int slot = free_area_slot(w), mode = modes[below(&w->rng, 5)], fd;
+	struct area *a;
+
+	if (slot < 0) {
+		slot = below(&w->rng, MAX_AREAS);
+		if (!close_slot(w, slot))
+			return false;
+	}
+	fd = open(ASHMEM_DEV, mode | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOMEM || errno == ENFILE ||
+		       failure(w, "open: %s", strerror(errno));
+	a = new_area(w, mode);
+	w->fds[slot] = fd;
+	w->fd_area[slot] = a;
+	/* Usually give it a usable size at once. */
+	if (chance(w, 70))
+		return ioctl_set_size(w, fd, a, (1 + below(&w->rng, MAX_MAP_PAGES)) * page_size -
+				below(&w->rng, 2) * below(&w->rng, page_size));
+	return true;
+}
+
+static bool op_close(struct worker *w)
+{
+	int i = below(&w->rng, MAX_AREAS);
+
+	return w->fds[i] >= 0 && close_slot(w, i);
+}
+
+static bool op_dup(struct worker *w)
+{
+	int slot = free_area_slot(w), fd, copy;
+	struct area *a;
+
+	fd = rnd_fd(w, &a);
+	if (slot < 0)
+		return false;
+	copy = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	if (!a)
+		return expect(w, kres(copy), -EBADF, "dup(%d)", fd) && false;
+	if (copy < 0)
+		return failure(w, "dup: %s", strerror(errno));
+	w->fds[slot] = copy;
+	w->fd_area[slot] = a;
+	get_area(w, a);
+	return true;
+}
+
+/* Sends an area over a unix socket to ourselves: a new fd, same area. */
+static bool op_pass_fd(struct worker *w)
+{
+	int slot = free_area_slot(w), fd, sv[2];
+	struct area *a;
+	char byte = 0;
+
+	fd = rnd_fd(w, &a);
+	if (slot < 0 || fd < 0 || socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv))
+		return false;
+	if (!send_fd(sv[0], fd, &byte, 1))
+		w->fds[slot] = recv_fd(sv[1], &byte, 1);
+	close(sv[0]);
+	close(sv[1]);
+	if (w->fds[slot] < 0)
+		return a && failure(w, "passing fd %d failed", fd);
+	w->fd_area[slot] = a;
+	get_area(w, a);
+	return true;
+}
+
+/*
+ * mmap() as the documentation has it: the VFS's checks of the descriptor's
+ * mode first, then the area's: a size, the mapping within it, the
+ * protection within the mask.
+ */
+static long long mmap_want(const struct area *a, size_t len, int prot,
+			   int flags, uint64_t off)
+{
+	uint64_t pages = area_pages(a), n = len / page_size + !!(len % page_size);
+
+	if (!len)
+		return -EINVAL;
+	if ((flags & MAP_TYPE) == MAP_SHARED && (prot & PROT_WRITE) && !writable(a))
+		return -EACCES;
+	if (!readable(a))
+		return -EACCES;
+	if (noexec && (prot & PROT_EXEC))
+		return -EPERM;
+	if (!pages || n > pages || off / page_size > pages - n)
+		return -EINVAL;
+	if (prot & ~a->prot_mask)
+		return -EPERM;
+	return 0;
+}
+
+/* The PROT_* bits mprotect() may give the mapping at @addr, or -1. */
+static int vm_may(const void *addr)
+{
+	static const char *const bits[] = { " mr", " mw", " me" };
+	static const int prots[] = { PROT_READ, PROT_WRITE, PROT_EXEC };
+	char flags[256] = " ";
+	int may = 0, i;
+
+	if (smaps_get(addr, "VmFlags", flags + 1, sizeof(flags) - 2))
+		return -1;
+	strcat(flags, " ");
+	for (i = 0; i < 3; i++)
+		if (strstr(flags, bits[i]) && strstr(flags, bits[i])[3] == ' ')
+			may |= prots[i];
+	return may;
+}
+
+/*
+ * Did the MAP_PRIVATE mapping at @p merge with a neighbour?  mmap() merges
+ * a new mapping into a private mapping of the same area, right before or
+ * after it in addresses and offsets, with the same flags, before it would
+ * call ->mmap: the driver does not see it, nor check its size and mask.
+ * The new pages are private anonymous memory all the same.  @m->may is
+ * then what the neighbour had.
+ */
+static bool private_merged(struct mapping *m)
+{
+	struct maps_entry e;
+
+	if (m->shared || maps_find(m->addr, &e))
+		return false;
+	if (e.start == (unsigned long)m->addr && e.end == (unsigned long)m->addr + m->len)
+		return false;
+	m->may = vm_may(m->addr);
+	return true;
+}
+
+/* After a failed first mmap(), did it create the backing file? */
+static void probe_mapped(struct worker *w, int fd, struct area *a)
+{
+	unsigned long id;
+
+	a->mapped = kres(xioctl(fd, ASHMEM_GET_FILE_ID, (unsigned long)&id)) != -EINVAL;
+	if (a->mapped)
+		a->ino = fdinfo_num(fd, "inode");
 }
 
 static bool op_mmap(struct worker *w)
 {
 	static const int types[] = { MAP_SHARED, MAP_SHARED, MAP_PRIVATE };
 	struct mapping *m = free_map_slot(w);
-	int fd = rnd_fd(w), prot, flags;
+	uint64_t off, pages, n;
+	int fd, prot, flags;
+	long long res, want;
+	struct area *a;
 	size_t len;
-	off_t off;
 	char *p;
 
 	if (!m) {
 		m = rnd_map(w);
-		if (!m)
+		if (!m || !drop_map(w, m))
 			return false;
-		drop_map(m);
 	}
-	len = below(&w->rng, MAX_MAP_PAGES + 1) * page_size;
-	if (chance(w, 5))
-		len += below(&w->rng, page_size);
-	off = chance(w, 70) ? 0 : (off_t)below(&w->rng, MAX_MAP_PAGES) * page_size;
-	if (chance(w, 3))
-		off = (off_t)rnd(&w->rng) & ~(off_t)(page_size - 1) & INT64_MAX;
+	fd = rnd_fd(w, &a);
+	pages = a ? area_pages(a) : 0;
+	if (pages && chance(w, 50)) {
+		/* One that fits in the area. */
+		n = 1 + below(&w->rng, pages < MAX_MAP_PAGES ? pages : MAX_MAP_PAGES);
+		len = n * page_size;
+		off = below(&w->rng, chance(w, 50) ? 1 : pages - n + 1) * page_size;
+	} else {
+		len = below(&w->rng, MAX_MAP_PAGES + 1) * page_size;
+		if (chance(w, 5))
+			len += below(&w->rng, page_size);
+		off = chance(w, 70) ? 0 : below(&w->rng, MAX_MAP_PAGES) * page_size;
+		if (chance(w, 3))
+			off = rnd(&w->rng) & ~(uint64_t)(page_size - 1) & INT64_MAX;
+	}
+	/* What mmap2() can pass: the C library refuses larger offsets itself. */
+	if (sizeof(long) == 4)
+		off &= ((uint64_t)page_size << 32) - 1;
 	prot = chance(w, 80) ? PROT_READ | PROT_WRITE : (int)below(&w->rng, 8);
 	flags = types[below(&w->rng, 3)] | (chance(w, 30) ? MAP_NORESERVE : 0);
-	p = mmap(NULL, len, prot, flags, fd, off);
-	if (p == MAP_FAILED)
+	p = mmap(NULL, len, prot, flags, fd, (off_t)off);
+	res = p == MAP_FAILED ? -errno : 0;
+	if (!a)
+		return expect(w, res, -EBADF, "mmap of fd %d", fd) && false;
+
+	if (read_implies_exec && (prot & PROT_READ) && !noexec)
+		prot |= PROT_EXEC;
+	want = mmap_want(a, len, prot, flags, off);
+	/* The first mmap() creates the backing file, which may fail. */
+	if (!want && !a->mapped && (res == -ENOMEM || res == -ENFILE)) {
+		w->st->enomem++;
+		probe_mapped(w, fd, a);
 		return false;
-	m->addr = p;
-	m->len = (len + page_size - 1) & ~(page_size - 1);
-	m->prot = prot;
-	return true;
+	}
+	len = (len + page_size - 1) & ~(page_size - 1);
+	if (!res) {
+		*m = (struct mapping){ p, len, prot, a->prot_mask,
+				       (flags & MAP_TYPE) == MAP_SHARED, a,
+				       off / page_size };
+		if (m->shared && !writable(a))
+			m->may &= ~PROT_WRITE;
+		if (noexec)
+			m->may &= ~PROT_EXEC;
+		if (private_merged(m) && want) {
+			w->st->merged++;
+			want = 0;
+		}
+	}
+	if (!expect(w, res, want, "mmap(%#zx, %d, %#x, %#llx) of %#llx bytes, mode %d, mask %#lx",
+		    len, prot, flags, (unsigned long long)off,
+		    (unsigned long long)a->size, a->mode, a->prot_mask)) {
+		if (!res)
+			munmap(p, len);
+		m->addr = NULL;
+		return false;
+	}
+	if (res)
+		return false;
+	if (!m->shared)
+		get_area(w, a);
+	if (!a->mapped) {
+		a->mapped = true;
+		a->ino = fdinfo_num(fd, "inode");
+		if (a->ino == (unsigned long long)-1)
+			return failure(w, "no inode in fdinfo after mmap");
+	}
+	return chance(w, 90) || check_maps(w, m, a);
 }
 
 static bool op_munmap(struct worker *w)
 {
 	struct mapping *m = rnd_map(w);
 
-	if (m)
-		drop_map(m);
-	return m;
+	return m && drop_map(w, m);
 }
 
+/* mprotect() gives a mapping nothing the mask lacked when it was made. */
 static bool op_mprotect(struct worker *w)
 {
 	struct mapping *m = rnd_map(w);
 	int prot = below(&w->rng, 8);
+	long long res;
 
-	if (!m || mprotect(m->addr, m->len, prot))
+	if (!m)
 		return false;
+	res = kres(mprotect(m->addr, m->len, prot));
+	if (m->may < 0 && res == -EACCES)
+		return false;
+	if (!expect(w, res, prot & ~m->may && m->may >= 0 ? -EACCES : 0,
+		    "mprotect(%d) of a mapping that may have %d", prot, m->may) || res)
+		return false;
+	if (read_implies_exec && (prot & PROT_READ) && m->may >= 0)
+		prot |= m->may & PROT_EXEC;
 	m->prot = prot;
 	return true;
 }
@@ -470,31 +1367,116 @@ static bool op_touch(struct worker *w)
 	return m;
 }
 
+/*
+ * read(2) before the first mmap() returns 0 for an empty area and fails with
+ * EBADF otherwise; after it, it reads up to the size.  A buffer that ends
+ * early makes a short read, or EFAULT.
+ */
 static bool op_read(struct worker *w)
 {
 	size_t len = below(&w->rng, chance(w, 50) ? 64 : SCRATCH_PAGES * page_size);
-	unsigned long buf = rnd_ptr(w, len);
-	int fd = rnd_fd(w);
+	struct uptr p = rnd_ptr(w, len, false);
+	bool positioned = chance(w, 50);
+	long long res, want;
+	int64_t pos = 0;
+	struct area *a;
+	uint64_t n;
+	int fd;
 
+	fd = rnd_fd(w, &a);
 	/* Only the scratch buffer and our mappings are big enough. */
-	if (buf >= (unsigned long)w->scratch &&
-	    buf < (unsigned long)w->scratch + SCRATCH_PAGES * page_size)
-		len = (unsigned long)w->scratch + SCRATCH_PAGES * page_size - buf;
-	else if (buf != (unsigned long)w->ro && len > 64)
+	if (in_scratch(w, p.addr))
+		len = p.wr;
+	else if (p.addr != (unsigned long)w->ro && len > 64)
 		len = 64;
-	if (chance(w, 50))
-		return pread(fd, (void *)buf, len, chance(w, 80) ?
-			     (off_t)below(&w->rng, MAX_MAP_PAGES * page_size) :
-			     (off_t)(rnd(&w->rng) >> 1)) >= 0;
-	return read(fd, (void *)buf, len) >= 0;
+	if (positioned) {
+		pos = chance(w, 80) ? (int64_t)below(&w->rng, MAX_MAP_PAGES * page_size) :
+				      (int64_t)(rnd(&w->rng) >> 1);
+		res = kres(pread(fd, (void *)p.addr, len, pos));
+	} else {
+		res = kres(read(fd, (void *)p.addr, len));
+	}
+	if (!a)
+		return expect(w, res, -EBADF, "read of fd %d", fd) && false;
+	if (!positioned)
+		pos = a->pos;
+
+	n = (uint64_t)pos >= a->size ? 0 : a->size - pos;
+	n = n < len ? n : len;
+	if (!readable(a))
+		want = -EBADF;
+	else if (p.bad && res == -EFAULT)
+		want = res;	/* refused before anything else */
+	else if ((uint64_t)pos + len > INT64_MAX)
+		want = -EINVAL;
+	else if (!a->mapped)
+		want = a->size ? -EBADF : 0;
+	else if (n > p.wr && (res == -EFAULT || (res > 0 && res <= (long long)p.wr)))
+		want = res;	/* short, where the buffer ends */
+	else
+		want = n;
+	if (!expect(w, res, want, "%s(%zu bytes at %lld into %#lx) of %#llx bytes%s",
+		    positioned ? "pread" : "read", len, (long long)pos, p.addr,
+		    (unsigned long long)a->size, a->mapped ? "" : ", not mapped"))
+		return false;
+	if (!positioned && res > 0)
+		a->pos += res;
+	return res >= 0;
 }
 
+/* Where SEEK_SET, SEEK_CUR or SEEK_END must land: a position in 64 bits. */
+static long long seek_to(const struct area *a, int64_t off, int whence)
+{
+	uint64_t base = whence == SEEK_SET ? 0 : whence == SEEK_CUR ? a->pos : a->size;
+	int64_t pos = (int64_t)(base + (uint64_t)off);
+
+	return pos < 0 ? -EINVAL : pos;
+}
+
+/*
+ * lseek(2) fails with EINVAL on an empty area and with EBADF before the
+ * first mmap(); then it seeks in 64 bits.  SEEK_DATA and SEEK_HOLE find the
+ * pages that hold data, which purges change at any time: the model only
+ * knows that the answer is at or after the offset, in the area, and on a
+ * page boundary unless it is the offset or the end.
+ */
 static bool op_lseek(struct worker *w)
 {
-	off_t off = chance(w, 70) ? (off_t)below(&w->rng, 2 * MAX_MAP_PAGES * page_size) :
-				    (off_t)rnd(&w->rng);
+	int64_t off = chance(w, 70) ? (int64_t)below(&w->rng, 2 * MAX_MAP_PAGES * page_size) :
+				      (int64_t)rnd(&w->rng);
+	int whence = below(&w->rng, 7), fd;
+	long long res, want;
+	struct area *a;
 
-	return lseek(rnd_fd(w), off, below(&w->rng, 7)) >= 0;
+	fd = rnd_fd(w, &a);
+	res = kres(lseek(fd, off, whence));
+	if (!a)
+		return expect(w, res, -EBADF, "lseek of fd %d", fd) && false;
+
+	if (whence > SEEK_HOLE)
+		want = -EINVAL;
+	else if (!a->mapped)
+		want = a->size ? -EBADF : -EINVAL;
+	else if (whence <= SEEK_END)
+		want = seek_to(a, off, whence);
+	else if (off < 0 || (uint64_t)off >= a->size)
+		want = -ENXIO;
+	else if (res == -ENXIO && whence == SEEK_DATA)
+		want = res;	/* no data from there on */
+	else if (res >= off && (uint64_t)res <= a->size &&
+		 (res == off || !(res % page_size) || (uint64_t)res == a->size))
+		want = res;
+	else
+		return failure(w, "lseek(%lld, %s) of %#llx bytes: %lld", (long long)off,
+			       whence == SEEK_DATA ? "SEEK_DATA" : "SEEK_HOLE",
+			       (unsigned long long)a->size, res);
+	if (!expect(w, res, want, "lseek(%lld, %d) at %lld of %#llx bytes%s",
+		    (long long)off, whence, (long long)a->pos,
+		    (unsigned long long)a->size, a->mapped ? "" : ", not mapped"))
+		return false;
+	if (res >= 0)
+		a->pos = res;
+	return res >= 0;
 }
 
 static bool op_madvise(struct worker *w)
@@ -531,11 +1513,15 @@ static bool op_remap(struct worker *w)
 	pages = m->len / page_size;
 	ret = remap_file_pages(m->addr, m->len, 0, below(&w->rng, pages + 2), 0);
 	if (ret == 0 || !still_mapped(m->addr, m->len))
-		drop_map(m);
+		drop_map(w, m);
 	return ret == 0;
 }
 
-/* A child inherits everything, touches and closes some, and exits. */
+/*
+ * A child inherits everything, touches some mappings, makes some ioctls on
+ * the areas it shares with us, and exits.  The models are in shared memory:
+ * what its ioctls changed, they changed for us too.
+ */
 static bool op_fork(struct worker *w)
 {
 	pid_t pid;
@@ -546,49 +1532,57 @@ static bool op_fork(struct worker *w)
 	if (pid < 0)
 		return false;
 	if (pid == 0) {
-		w->faults = 0;
-		w->bad_errno = 0;
-		for (i = 0; i < MAX_MAPS; i++)
+		w->child = true;
+		for (i = 0; i < MAX_MAPS && !w->failures; i++)
 			if (w->maps[i].addr && chance(w, 50))
 				touch(w, &w->maps[i]);
-		for (i = 0; i < MAX_AREAS; i++)
+		for (i = 0; i < MAX_AREAS && !w->failures; i++)
 			if (w->fds[i] >= 0 && chance(w, 50))
 				op_ashmem_ioctl(w);
-		_exit(w->faults || w->bad_errno ? 1 : 0);
+		_exit(w->failures ? 1 : 0);
 	}
 	if (waitpid(pid, &status, 0) != pid)
 		return false;
-	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
-		w->faults++;
-		failure(w, "forked child ended with status %#x", status);
-	}
+	if (!WIFEXITED(status) || WEXITSTATUS(status))
+		return failure(w, "forked child ended with status %#x", status);
 	return true;
 }
 
 static bool op_purge(struct worker *w)
 {
-	int fd = rnd_fd(w);
+	return ioctl_checked(w, ASHMEM_PURGE_ALL_CACHES);
+}
 
-	return fd >= 0 && ioctl(fd, ASHMEM_PURGE_ALL_CACHES) >= 0;
+static bool op_fdinfo(struct worker *w)
+{
+	struct area *a;
+	int fd = rnd_fd(w, &a);
+
+	return a && check_fdinfo(w, fd, a);
 }
 
 static bool (*const op_fns[NR_OPS])(struct worker *w) = {
 	op_open, op_close, op_dup, op_pass_fd, op_ashmem_ioctl, op_random_ioctl,
 	op_mmap, op_munmap, op_mprotect, op_touch, op_read, op_lseek,
-	op_madvise, op_remap, op_fork, op_purge,
+	op_madvise, op_remap, op_fork, op_purge, op_fdinfo,
 };
 
-static int setup_worker(struct worker *w, uint64_t seed, bool verbose)
+static int setup_worker(struct worker *w, uint64_t seed, struct stats *st)
 {
 	char *p;
 	int i;
 
 	memset(w, 0, sizeof(*w));
+	w->seed = seed;
 	w->rng = seed * 0x9e3779b97f4a7c15ULL + 1;
-	w->verbose = verbose;
+	w->st = st;
 	for (i = 0; i < MAX_AREAS; i++)
 		w->fds[i] = -1;
-	/* scratch | read-only | writable | hole */
+	w->areas = mmap(NULL, MAX_MODELS * sizeof(*w->areas), PROT_RW,
+			MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (w->areas == MAP_FAILED)
+		return -1;
+	/* scratch | read-only | writable | inaccessible, for good */
 	p = mmap(NULL, (SCRATCH_PAGES + 3) * page_size, PROT_READ | PROT_WRITE,
 		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (p == MAP_FAILED)
@@ -596,70 +1590,147 @@ static int setup_worker(struct worker *w, uint64_t seed, bool verbose)
 	w->scratch = p;
 	w->ro = p + SCRATCH_PAGES * page_size;
 	memset(w->ro, 0xcc, page_size);
-	if (mprotect(w->ro, page_size, PROT_READ))
-		return -1;
 	w->hole = w->ro + 2 * page_size;
-	munmap(w->hole, page_size);
+	if (mprotect(w->ro, page_size, PROT_READ) || mprotect(w->hole, page_size, PROT_NONE))
+		return -1;
 	w->unmapped = w->hole;
 	return 0;
 }
 
-static int run_worker(uint64_t seed, unsigned long iterations, uint64_t deadline,
-		      bool verbose)
+static int run_worker(uint64_t seed, unsigned long limit, uint64_t deadline,
+		      struct stats *st)
 {
 	uint64_t start = now_ns();
-	unsigned long n, total_ok = 0;
 	struct worker w;
 	int i;
 
-	if (setup_worker(&w, seed, verbose))
+	if (setup_worker(&w, seed, st))
 		return 2;
 	signal(SIGPIPE, SIG_IGN);
 
-	for (n = 0; n < iterations && now_ns() < deadline; n++) {
+	for (w.n = 0; (!limit || w.n < limit) && !w.failures && now_ns() < deadline; w.n++) {
 		unsigned int op = pick_weighted(&w.rng, op_weights, NR_OPS);
 		bool ok = op_fns[op](&w);
 
-		w.ops[op]++;
-		w.ok[op] += ok;
-		total_ok += ok;
+		st->calls[op]++;
+		st->ok[op] += ok;
 	}
+	st->ops = w.n;
 
 	/* Tear down in a random order too. */
-	for (i = 0; i < MAX_MAPS + MAX_AREAS; i++) {
+	for (i = 0; i < MAX_MAPS + MAX_AREAS && !w.failures; i++) {
 		if (chance(&w, 50))
 			op_close(&w);
 		else
 			op_munmap(&w);
 	}
-
-	printf("# seed %llu: %lu iterations, %.1f s, %lu ok; faults %lu, bad errno %lu\n",
-	       (unsigned long long)seed, n, (now_ns() - start) / 1e9, total_ok, w.faults,
-	       w.bad_errno);
-	if (verbose)
-		for (i = 0; i < NR_OPS; i++)
-			printf("#   %-16s %8lu (%lu ok)\n", op_names[i], w.ops[i], w.ok[i]);
+	st->secs = (now_ns() - start) / 1e9;
+	st->failures = w.failures;
 	fflush(stdout);
-	return w.faults || w.bad_errno ? 1 : 0;
+	return w.failures ? 1 : 0;
+}
+
+/* Whether CAP_SYS_ADMIN is in our effective set. */
+static bool cap_sys_admin(void)
+{
+	char buf[4096], val[32];
+
+	if (read_small("/proc/self/status", buf, sizeof(buf)) ||
+	    key_string(buf, "CapEff", val, sizeof(val)))
+		return false;
+	return strtoull(val, NULL, 16) & (1ULL << CAP_SYS_ADMIN);
+}
+
+/*
+ * SET_SIZE takes any size whose page-aligned value fits in the kernel's
+ * unsigned long and in a file size: up to 2^63 - 1 on a 64-bit kernel,
+ * for 32-bit processes too.
+ */
+static void probe_environment(void)
+{
+	struct utsname u;
+
+	page_size = sysconf(_SC_PAGESIZE);
+	if (sizeof(long) == 8 || (!uname(&u) && strstr(u.machine, "64")))
+		max_size = INT64_MAX;
+	else
+		max_size = (uint64_t)ULONG_MAX - page_size + 1;
+	read_implies_exec = personality(0xffffffff) & READ_IMPLIES_EXEC;
+	noexec = dev_noexec();
+	admin = cap_sys_admin();
+}
+
+/*
+ * The operations of all workers, and of each kind; a worker that succeeded
+ * in a kind less often than its minimum rate fails the run.
+ */
+static int report(const struct stats *st, int procs, uint64_t seed, bool verbose)
+{
+	unsigned long calls[NR_KINDS] = {}, ok[NR_KINDS] = {}, ops = 0;
+	unsigned long enomem = 0, merged = 0, wrapped = 0;
+	double secs = 0;
+	int i, k, failed = 0;
+
+	for (i = 0; i < procs; i++) {
+		ops += st[i].ops;
+		secs += st[i].secs;
+		enomem += st[i].enomem;
+		merged += st[i].merged;
+		wrapped += st[i].purge_wrapped;
+		for (k = 0; k < NR_KINDS; k++) {
+			calls[k] += st[i].calls[k];
+			ok[k] += st[i].ok[k];
+		}
+		if (verbose)
+			printf("# seed %llu: %lu operations in %.1f s\n",
+			       (unsigned long long)seed + i, st[i].ops, st[i].secs);
+	}
+	if (secs <= 0)
+		return 0;
+	printf("# %lu operations in %.1f s: %.0f per second and worker\n",
+	       ops, secs / procs, ops / secs);
+	printf("# allowed: ENOMEM %lu, MAP_PRIVATE merges %lu, PURGE_ALL_CACHES past INT_MAX %lu\n",
+	       enomem, merged, wrapped);
+	printf("# %-18s %10s %10s %9s %9s\n", "kind", "calls", "ok", "ok/s", "min ok/s");
+	for (k = 0; k < NR_KINDS; k++)
+		printf("# %-18s %10lu %10lu %9.1f %9.1f\n", kind_names[k], calls[k],
+		       ok[k], ok[k] / secs, min_rates[k]);
+
+	for (i = 0; i < procs; i++) {
+		if (st[i].failures)
+			continue;
+		for (k = 0; k < NR_KINDS; k++) {
+			if (st[i].ok[k] >= min_rates[k] * st[i].secs)
+				continue;
+			printf("# seed %llu: %lu %s succeeded in %.1f s, under %.1f a second\n",
+			       (unsigned long long)seed + i, st[i].ok[k],
+			       kind_names[k] + strspn(kind_names[k], " "), st[i].secs,
+			       min_rates[k]);
+			failed = 1;
+		}
+	}
+	fflush(stdout);
+	return failed;
 }
 
 static void usage(const char *prog)
 {
 	fprintf(stderr,
-		"Usage: %s [-s SEED] [-n ITERATIONS] [-t SECONDS] [-p PROCESSES] [-v]\n"
-		"  defaults: random seed, 20000 iterations, 60 s, 2 processes\n",
+		"Usage: %s [-s SEED] [-t SECONDS] [-n OPERATIONS] [-p PROCESSES] [-v]\n"
+		"  defaults: random seed, 60 s, no limit on operations, 2 processes\n",
 		prog);
 	exit(KSFT_FAIL);
 }
 
 int main(int argc, char **argv)
 {
-	unsigned long iterations = 20000;
 	uint64_t seed = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 16);
+	int procs = 2, opt, i, failed = 0;
+	unsigned long limit = 0;
+	bool verbose = false;
 	double seconds = 60;
 	uint64_t deadline;
-	int procs = 2, opt, i, failed = 0;
-	bool verbose = false;
+	struct stats *st;
 	pid_t *pids;
 
 	while ((opt = getopt(argc, argv, "s:n:t:p:vh")) != -1) {
@@ -668,7 +1739,7 @@ int main(int argc, char **argv)
 			seed = strtoull(optarg, NULL, 0);
 			break;
 		case 'n':
-			iterations = strtoul(optarg, NULL, 0);
+			limit = strtoul(optarg, NULL, 0);
 			break;
 		case 't':
 			seconds = strtod(optarg, NULL);
@@ -685,24 +1756,29 @@ int main(int argc, char **argv)
 	}
 	if (procs < 1 || procs > 64)
 		usage(argv[0]);
-	page_size = sysconf(_SC_PAGESIZE);
+	probe_environment();
 
 	ksft_start_one();
-	ksft_print_msg("ashmem_fuzz: seed %llu, %lu iterations per process, %.0f s, %d processes\n",
-		       (unsigned long long)seed, iterations, seconds, procs);
-	ksft_print_msg("replay one process with -p 1 -s SEED\n");
+	ksft_print_msg("ashmem_fuzz: seed %llu, %.0f s, %d processes%s\n",
+		       (unsigned long long)seed, seconds, procs,
+		       limit ? ", a limit on operations" : "");
+	ksft_print_msg("replay one process with -p 1 -s SEED, up to operation N with -n N\n");
 
 	deadline = now_ns() + seconds * 1e9;
 	pids = calloc(procs, sizeof(*pids));
-	if (!pids)
+	st = mmap(NULL, procs * sizeof(*st), PROT_RW, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (!pids || st == MAP_FAILED)
 		ksft_exit_fail_msg("out of memory\n");
+	memset(st, 0, procs * sizeof(*st));
+	workers = st;
+	nr_workers = procs;
 	fflush(stdout);
 	for (i = 0; i < procs; i++) {
 		pids[i] = fork();
 		if (pids[i] < 0)
 			ksft_exit_fail_msg("fork: %s\n", strerror(errno));
 		if (pids[i] == 0)
-			_exit(run_worker(seed + i, iterations, deadline, verbose));
+			_exit(run_worker(seed + i, limit, deadline, &st[i]));
 	}
 	for (i = 0; i < procs; i++) {
 		int status;
@@ -729,6 +1805,7 @@ int main(int argc, char **argv)
 			failed++;
 		}
 	}
+	failed += report(st, procs, seed, verbose);
 	ksft_test_result(!failed, "ashmem_fuzz seed %llu\n", (unsigned long long)seed);
 	ksft_finished();
 }

@@ -28,7 +28,6 @@
 #include <sys/personality.h>
 #include <sys/sendfile.h>
 #include <sys/stat.h>
-#include <sys/statvfs.h>
 #include <sys/sysinfo.h>
 #include <sys/time.h>
 #include <sys/xattr.h>
@@ -814,14 +813,6 @@ TEST_F(ashmem_pin_range, pin_unpin_status)
 
 /* mmap */
 
-/* True if the device node's file system forbids PROT_EXEC mappings. */
-static bool dev_noexec(void)
-{
-	struct statvfs st;
-
-	return statvfs(ASHMEM_DEV, &st) == 0 && (st.f_flag & ST_NOEXEC);
-}
-
 FIXTURE(ashmem_mmap_prot) {
 	int fd;
 };
@@ -1452,23 +1443,9 @@ TEST_F(mapping, map_fixed_over_and_under)
 /* The number after "@key:" in the smaps entry of the mapping at @addr, or -1. */
 static long smaps_kb(const void *addr, const char *key)
 {
-	char line[256], start[32];
-	bool in = false;
-	long val = -1;
-	FILE *f = fopen("/proc/self/smaps", "re");
+	char val[64];
 
-	if (!f)
-		return -1;
-	snprintf(start, sizeof(start), "%lx-", (unsigned long)addr);
-	while (val < 0 && fgets(line, sizeof(line), f)) {
-		if (strchr(line, '-') && strchr(line, '-') < strchr(line, ' '))
-			in = !strncmp(line, start, strlen(start));
-		else if (in && !strncmp(line, key, strlen(key)) &&
-			 line[strlen(key)] == ':')
-			val = strtol(line + strlen(key) + 1, NULL, 10);
-	}
-	fclose(f);
-	return val;
+	return smaps_get(addr, key, val, sizeof(val)) ? -1 : strtol(val, NULL, 10);
 }
 
 /*

@@ -14,6 +14,7 @@
 #include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
+#include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -158,6 +159,13 @@ unsigned long kernel_addr(void)
 	return sizeof(long) == 8 ? (unsigned long)KERNEL_ADDR_64 : 0xfffff000UL;
 }
 
+bool dev_noexec(void)
+{
+	struct statvfs st;
+
+	return statvfs(ASHMEM_DEV, &st) == 0 && (st.f_flag & ST_NOEXEC);
+}
+
 char *page_before_hole(void)
 {
 	char *p = mmap(NULL, pages(2), PROT_RW, MAP_PRIVATE | MAP_ANONYMOUS,
@@ -257,7 +265,17 @@ bool mount_if_missing(const char *probe, const char *fstype, const char *dir)
 	return !access(probe, F_OK);
 }
 
-static int read_fdinfo(int fd, char *buf, size_t len)
+int key_string(const char *buf, const char *key, char *val, size_t len)
+{
+	const char *v = find_key(buf, key);
+
+	if (!v)
+		return -1;
+	snprintf(val, len, "%.*s", (int)strcspn(v, "\n"), v);
+	return 0;
+}
+
+int fdinfo_read(int fd, char *buf, size_t len)
 {
 	char path[64];
 
@@ -268,36 +286,36 @@ static int read_fdinfo(int fd, char *buf, size_t len)
 int fdinfo_get(int fd, const char *key, char *val, size_t len)
 {
 	char buf[2048];
-	const char *v;
 
-	if (read_fdinfo(fd, buf, sizeof(buf)))
+	if (fdinfo_read(fd, buf, sizeof(buf)))
 		return -1;
-	v = find_key(buf, key);
-	if (!v)
-		return -1;
-	snprintf(val, len, "%.*s", (int)strcspn(v, "\n"), v);
-	return 0;
+	return key_string(buf, key, val, len);
 }
 
 long long fdinfo_num(int fd, const char *key)
 {
 	char buf[2048];
 
-	if (read_fdinfo(fd, buf, sizeof(buf)))
+	if (fdinfo_read(fd, buf, sizeof(buf)))
 		return -1;
 	return key_value(buf, key);
+}
+
+int page_counts_of(const char *buf, struct page_counts *c)
+{
+	c->pinned = key_value(buf, "pinned");
+	c->unpinned = key_value(buf, "unpinned");
+	c->purged = key_value(buf, "purged");
+	return c->pinned < 0 || c->unpinned < 0 || c->purged < 0 ? -1 : 0;
 }
 
 int page_counts(int fd, struct page_counts *c)
 {
 	char buf[2048];
 
-	if (read_fdinfo(fd, buf, sizeof(buf)))
+	if (fdinfo_read(fd, buf, sizeof(buf)))
 		buf[0] = '\0';
-	c->pinned = key_value(buf, "pinned");
-	c->unpinned = key_value(buf, "unpinned");
-	c->purged = key_value(buf, "purged");
-	return c->pinned < 0 || c->unpinned < 0 || c->purged < 0 ? -1 : 0;
+	return page_counts_of(buf, c);
 }
 
 int maps_find(const void *addr, struct maps_entry *e)
@@ -319,6 +337,27 @@ int maps_find(const void *addr, struct maps_entry *e)
 		snprintf(e->path, sizeof(e->path), "%s", line + n);
 		ret = 0;
 		break;
+	}
+	fclose(f);
+	return ret;
+}
+
+int smaps_get(const void *addr, const char *key, char *val, size_t len)
+{
+	FILE *f = fopen("/proc/self/smaps", "re");
+	unsigned long start, end;
+	size_t klen = strlen(key);
+	char line[1024];
+	bool in = false;
+	int ret = -1;
+
+	if (!f)
+		return -1;
+	while (ret && fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%lx-%lx ", &start, &end) == 2)
+			in = (uintptr_t)addr >= start && (uintptr_t)addr < end;
+		else if (in && !strncmp(line, key, klen) && line[klen] == ':')
+			ret = key_string(line, key, val, len);
 	}
 	fclose(f);
 	return ret;

@@ -54,9 +54,13 @@ void *unmapped_addr(void);
 unsigned long kernel_addr(void);
 /* The end of a writable page (filled with FILL) before an unmapped one. */
 char *page_before_hole(void);
+/* True if the device node's file system forbids PROT_EXEC mappings. */
+bool dev_noexec(void);
 
 /* The number on the "@key:" or "@key " line of @buf, or -1. */
 long long key_value(const char *buf, const char *key);
+/* The rest of that line in @val (0), or -1 if there is none. */
+int key_string(const char *buf, const char *key, char *val, size_t len);
 /* A small file read whole and NUL-terminated, or written in one write(). */
 int read_small(const char *path, char *buf, size_t len);
 int write_str(const char *path, const char *val);
@@ -68,6 +72,8 @@ long long vm_event(const char *key);
 /* Mounts @fstype on @dir, in a mount namespace of our own, if @probe is missing. */
 bool mount_if_missing(const char *probe, const char *fstype, const char *dir);
 
+/* fd's fdinfo, whole (0 or -1), for key_value() and key_string(). */
+int fdinfo_read(int fd, char *buf, size_t len);
 /* The "<key>:\t<value>" line of fd's fdinfo (0 or -1), or its number. */
 int fdinfo_get(int fd, const char *key, char *val, size_t len);
 long long fdinfo_num(int fd, const char *key);
@@ -77,6 +83,8 @@ struct page_counts {
 };
 
 int page_counts(int fd, struct page_counts *c);
+/* The same, of fdinfo read by fdinfo_read(). */
+int page_counts_of(const char *buf, struct page_counts *c);
 
 /* The /proc/self/maps line of the mapping that contains an address. */
 struct maps_entry {
@@ -87,6 +95,8 @@ struct maps_entry {
 };
 
 int maps_find(const void *addr, struct maps_entry *e);
+/* The "@key:" line of the smaps entry of the mapping at @addr: key_string(). */
+int smaps_get(const void *addr, const char *key, char *val, size_t len);
 
 /* The exit code of a child, or 128 + the signal that killed it. */
 int wait_child(pid_t pid);
