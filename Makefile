@@ -180,13 +180,15 @@ soak:
 	@python3 scripts/results.py summary $(RES)/soak-$(KERNEL).json $(RES)/soak-numa-$(KERNEL).json
 
 # The debug lane: KASAN, lockdep, KFENCE, kmemleak... (configs/debug.config),
-# with ashmem as a module.  The module is loaded first, which runs its KUnit
+# with ashmem as a module.  First every detector the log scan relies on
+# must be in the running kernel; the module is loaded, which runs its KUnit
 # tests; then every selftest, the fuzzer and the stress program; then
 # unloading is refused while an area is open or mapped and works once none
 # is, the module is loaded again (KUnit again) and the selftests run once
 # more; last a kmemleak scan.  A kernel report anywhere in the log fails the
 # run (scripts/results.py).
-DEBUG_FIRST := tap,ashmem-module-load,/,/bin/sh,/guest/ashmem-module.sh,load \
+DEBUG_FIRST := tap,debug-detectors,/,/bin/sh,/guest/detectors.sh \
+	tap,ashmem-module-load,/,/bin/sh,/guest/ashmem-module.sh,load \
 	tap,ashmem-kunit,/,/bin/sh,/guest/ashmem-module.sh,kunit
 DEBUG_EXTRA := plain,ashmem_stress-64,/selftests/64/ashmem,./ashmem_stress,-t,60 \
 	tap,ashmem-module-unload,/,/bin/sh,/guest/ashmem-module.sh,unload \
