@@ -156,8 +156,9 @@ static atomic_long_t ashmem_freed_pages = ATOMIC_LONG_INIT(0);
 /* Pages purged under one hold of an area's lock. */
 #define ASHMEM_PURGE_BATCH	(SZ_512K / PAGE_SIZE)
 
-/* Walks a reclaimer makes when areas are busy. */
+/* Walks a reclaimer makes when areas are busy; PURGE_ALL_CACHES makes more. */
 #define ASHMEM_PURGE_TRIES	8
+#define ASHMEM_PURGE_ALL_TRIES	100
 
 /* shmem's operations, which the backing files were created with. */
 static const struct file_operations *ashmem_shmem_fops __ro_after_init;
@@ -1403,7 +1404,7 @@ static long ashmem_purge_all_caches(void)
 	if (!capable(CAP_SYS_ADMIN))
 		return -EPERM;
 
-	ashmem_purge(&purge, ashmem_purge_walk_all, 100);
+	ashmem_purge(&purge, ashmem_purge_walk_all, ASHMEM_PURGE_ALL_TRIES);
 	return purge.purged;
 }
 

@@ -9,6 +9,7 @@
 #include <linux/kthread.h>
 #include <linux/prandom.h>
 #include <linux/random.h>
+#include <linux/sched/signal.h>
 
 #define ASHMEM_TEST_PAGES	16
 
@@ -659,6 +660,54 @@ static void ashmem_scan_busy_area_defers(struct kunit *test)
 }
 
 /*
+ * PURGE_ALL_CACHES waits for a busy area a few times, then leaves it and
+ * returns what it purged elsewhere; the next call purges it.
+ */
+static void ashmem_purge_all_leaves_busy_area(struct kunit *test)
+{
+	struct ashmem_area *a = ashmem_test_area_unpinned(test, 2);
+	struct ashmem_area *b = ashmem_test_area_unpinned(test, 3);
+
+	mutex_lock(&a->lock);
+	KUNIT_EXPECT_EQ(test, ashmem_purge_all_caches(), 3);
+	mutex_unlock(&a->lock);
+	KUNIT_EXPECT_EQ(test, a->purged_pages, 0);
+	KUNIT_EXPECT_EQ(test, b->purged_pages, 3);
+	KUNIT_EXPECT_EQ(test, ashmem_test_lru_pages(), 2);
+
+	KUNIT_EXPECT_EQ(test, ashmem_purge_all_caches(), 2);
+	KUNIT_EXPECT_EQ(test, a->purged_pages, 2);
+	KUNIT_EXPECT_EQ(test, ashmem_test_lru_pages(), 0);
+}
+
+/*
+ * A task with a fatal signal pending walks once and does not wait for a
+ * busy area: each wait is at least a jiffy, and there would be
+ * ASHMEM_PURGE_ALL_TRIES of them.
+ */
+static void ashmem_purge_all_stops_on_fatal_signal(struct kunit *test)
+{
+	struct ashmem_area *a = ashmem_test_area_unpinned(test, 2);
+	unsigned long start;
+	long purged;
+
+	mutex_lock(&a->lock);
+	/* A kernel thread ignores signals unless it allows them. */
+	allow_signal(SIGKILL);
+	force_sig(SIGKILL);
+	KUNIT_EXPECT_TRUE(test, fatal_signal_pending(current));
+	start = jiffies;
+	purged = ashmem_purge_all_caches();
+	KUNIT_EXPECT_LT(test, jiffies - start, ASHMEM_PURGE_ALL_TRIES / 2);
+	flush_signals(current);
+	disallow_signal(SIGKILL);
+	mutex_unlock(&a->lock);
+	KUNIT_EXPECT_EQ(test, purged, 0);
+	KUNIT_EXPECT_EQ(test, a->purged_pages, 0);
+	KUNIT_EXPECT_EQ(test, ashmem_test_lru_pages(), 2);
+}
+
+/*
  * The randomized model test: random operations on an area, each answer and
  * the whole range structure checked against an array with a state per page.
  */
@@ -855,6 +904,8 @@ static struct kunit_case ashmem_test_cases[] = {
 	KUNIT_CASE(ashmem_count_sees_pages_being_purged),
 	KUNIT_CASE(ashmem_scan_without_fs_stops),
 	KUNIT_CASE(ashmem_scan_busy_area_defers),
+	KUNIT_CASE(ashmem_purge_all_leaves_busy_area),
+	KUNIT_CASE(ashmem_purge_all_stops_on_fatal_signal),
 	KUNIT_CASE_SLOW(ashmem_model_random_ops),
 	{}
 };
