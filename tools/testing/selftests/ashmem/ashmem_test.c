@@ -1455,6 +1455,7 @@ static long smaps_kb(const void *addr, const char *key)
 TEST_F(ashmem, huge_pages_punched_in_part)
 {
 	size_t npages = 2 * HUGE / pages(1), i, hole = HUGE / pages(1) + 16;
+	long huge_kb;
 	char old[64], *mode, *res, *p;
 
 	if (!root_and_ashmem(_metadata))
@@ -1488,7 +1489,11 @@ TEST_F(ashmem, huge_pages_punched_in_part)
 			break;
 	}
 	write_file(THP_SHMEM, mode + 1);
-	EXPECT_EQ(2 * HUGE / 1024, smaps_kb(p, "ShmemPmdMapped"));
+	huge_kb = smaps_kb(p, "ShmemPmdMapped");
+	/* Without two huge pages there is no huge page to punch in part. */
+	if (huge_kb != (long)(2 * HUGE / 1024))
+		SKIP(return, "%ld of %zu kB in huge pages after compaction",
+		     huge_kb, 2 * HUGE / 1024);
 
 	ASSERT_EQ(0, madvise(p + pages(5), pages(1), MADV_REMOVE));
 	ASSERT_EQ(0, pin_pages(self->fd, ASHMEM_UNPIN, hole, 16));
