@@ -11,24 +11,7 @@
 
 KO=/modules/ashmem.ko
 HOLD=/guest-bin/ashmem-modhold
-n=0 failed=0
-
-result() {	# 0|1 DESCRIPTION
-	n=$((n + 1))
-	if [ "$1" = 0 ]; then
-		echo "ok $n $2"
-	else
-		failed=$((failed + 1))
-		echo "not ok $n $2"
-	fi
-}
-
-done_tap() {
-	echo "1..$n"
-	echo "# Totals: pass:$((n - failed)) fail:$failed xfail:0 xpass:0 skip:0 error:0"
-	[ "$failed" = 0 ]
-	exit
-}
+. "$(dirname "$0")/tap.sh"
 
 loaded() { grep -q '^ashmem ' /proc/modules; }
 refs() { awk '$1 == "ashmem" { print $3 }' /proc/modules; }

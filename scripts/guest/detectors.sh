@@ -6,17 +6,7 @@
 #
 # usage: detectors.sh
 
-n=0 failed=0
-
-result() {	# 0|1 DESCRIPTION
-	n=$((n + 1))
-	if [ "$1" = 0 ]; then
-		echo "ok $n $2"
-	else
-		failed=$((failed + 1))
-		echo "not ok $n $2"
-	fi
-}
+. "$(dirname "$0")/tap.sh"
 
 symbol() {	# DETECTOR FUNCTION
 	grep -q " $2\$" /proc/kallsyms
@@ -42,6 +32,4 @@ result $? "DETECT_HUNG_TASK: hung_task_timeout_secs is 60 (${timeout:-missing})"
 symbol UBSAN __ubsan_handle_out_of_bounds
 exists FAILSLAB /sys/kernel/debug/failslab
 
-echo "1..$n"
-echo "# Totals: pass:$((n - failed)) fail:$failed xfail:0 xpass:0 skip:0 error:0"
-[ "$failed" = 0 ]
+done_tap
