@@ -21,6 +21,7 @@ export JOBS
 KERNEL           ?= x86_64
 FRAGMENTS_x86_64 := configs/x86_64.config
 FRAGMENTS_debug  := configs/x86_64.config configs/debug.config
+FRAGMENTS_nomemfd := configs/x86_64.config configs/nomemfd.config
 FRAGMENTS        ?= $(FRAGMENTS_$(KERNEL))
 KOUT             := $(B)/$(KERNEL)
 LANES            := $(patsubst FRAGMENTS_%,%,$(filter FRAGMENTS_%,$(.VARIABLES)))
@@ -44,7 +45,7 @@ export VM_MEM VM_SMP VM_TIMEOUT SUITE_TIMEOUT
 
 .PHONY: help deps prepare kernel selftests samples guest-bin kunit kunit-results \
 	vmtest vmtest-results stress-results numa-results soak soak-results debug-results \
-	check check-fast run \
+	nomemfd-results check-nomemfd check check-fast run \
 	bench patches series series-results lint lint-results docs docs-results \
 	clean distclean
 
@@ -53,9 +54,9 @@ help:
 	@echo "make check      KUnit, then in the VM: kselftests (64-bit, 32-bit), the demo, the"
 	@echo "                fuzzer, the stress program (256M), and all of it again on the"
 	@echo "                debug kernel (KASAN, lockdep, kmemleak) and on Debian's kernel with"
-	@echo "                the DKMS module; ends with 'N passed, N failed, N skipped',"
-	@echo "                non-zero exit on any problem"
-	@echo "make check-fast the same without the debug kernel and Debian's"
+	@echo "                the DKMS module, and memfd without its ashmem ioctls (nomemfd);"
+	@echo "                ends with 'N passed, N failed, N skipped', non-zero exit on any problem"
+	@echo "make check-fast the same without the debug, Debian and nomemfd kernels"
 	@echo "make deps       install missing Debian packages (apt-get, as root or via sudo)"
 	@echo "make prepare    extract linux-source-6.12 into $(KSRC), overlay the repo, patch"
 	@echo "make kernel     build $(BZIMAGE) (KERNEL=$(KERNEL))"
@@ -63,6 +64,8 @@ help:
 	@echo "make samples    build the demo programs in samples/ashmem"
 	@echo "make kunit      KUnit only (UML, $(B)/kunit)"
 	@echo "make vmtest     the VM part of check only (kselftests, demo)"
+	@echo "make check-nomemfd  the x86_64 kernel without the ashmem ioctls of memfd files:"
+	@echo "                every one must answer ENOTTY on a memfd (64-bit, 32-bit)"
 	@echo "make soak       the reclaim matrix (ashmem_reclaim), SOAK_RUNS=$(SOAK_RUNS) runs of every shape"
 	@echo "make bench      run ashmem_bench (64-bit) in the VM, instruction then wall clock; BENCH_ARGS=\"--quick\""
 	@echo "make patches    write the series (git format-patch, cover letter) to $(B)/patches"
@@ -181,13 +184,16 @@ soak:
 
 # The debug lane: KASAN, lockdep, KFENCE, kmemleak... (configs/debug.config),
 # with ashmem as a module.  First every detector the log scan relies on
-# must be in the running kernel; the module is loaded, which runs its KUnit
+# must be in the running kernel; ashmem_memfd runs before the module is
+# loaded (the ashmem ioctls of memfd files are built in, and must answer);
+# the module is loaded, which runs its KUnit
 # tests; then every selftest, the fuzzer and the stress program; then
 # unloading is refused while an area is open or mapped and works once none
 # is, the module is loaded again (KUnit again) and the selftests run once
 # more; last a kmemleak scan.  A kernel report anywhere in the log fails the
 # run (scripts/results.py).
 DEBUG_FIRST := tap,debug-detectors,/,/bin/sh,/guest/detectors.sh \
+	tap,ashmem_memfd-unloaded,/selftests/64/ashmem,env,ASHMEM_MEMFD=on,./ashmem_memfd \
 	tap,ashmem-module-load,/,/bin/sh,/guest/ashmem-module.sh,load \
 	tap,ashmem-kunit,/,/bin/sh,/guest/ashmem-module.sh,kunit
 DEBUG_EXTRA := plain,ashmem_stress-64,/selftests/64/ashmem,./ashmem_stress,-t,60 \
@@ -198,6 +204,25 @@ DEBUG_EXTRA := plain,ashmem_stress-64,/selftests/64/ashmem,./ashmem_stress,-t,60
 debug-results:
 	$(MAKE) KERNEL=debug FUZZ_ARGS="-t 30 -p 2" \
 		VMTEST_FIRST="$(DEBUG_FIRST)" VMTEST_EXTRA="$(DEBUG_EXTRA)" vmtest-results
+
+# The nomemfd lane (configs/nomemfd.config): the x86_64 kernel with the
+# ashmem ioctls of memfd files switched off.  Every one must fail with
+# ENOTTY on a memfd, as upstream, 64-bit and 32-bit: the tests of
+# ashmem_memfd that check that (fixture "global"), told to expect no ashmem
+# ioctls on memfds.  One more kernel build (mostly ccache hits: the
+# configuration differs in one option) and one short boot.
+nomemfd-results:
+	$(MAKE) KERNEL=nomemfd selftests
+	@for b in 64 32; do echo "tap ashmem_memfd-nomemfd-$$b /selftests/$$b/ashmem env ASHMEM_MEMFD=off ./ashmem_memfd -f global"; \
+		done >$(B)/nomemfd.suites
+	bash scripts/vm.sh $(B)/nomemfd/arch/x86/boot/bzImage vmtest-nomemfd $(B)/nomemfd.suites \
+		$(B)/selftests/nomemfd-64/install=/selftests/64 \
+		$(B)/selftests/nomemfd-32/install=/selftests/32
+
+check-nomemfd:
+	@rm -f $(RES)/vmtest-nomemfd.json
+	-@$(MAKE) nomemfd-results
+	@python3 scripts/results.py summary $(RES)/vmtest-nomemfd.json
 
 kunit:
 	-@$(MAKE) kunit-results
@@ -241,7 +266,7 @@ series lint docs:
 # Every step runs even if an earlier one failed; a step that could not
 # finish leaves no result file, which the summary counts as a failure, and
 # each result file is held to its manifest (manifests/, scripts/results.py).
-# check is check-fast plus the debug and distro lanes.
+# check is check-fast plus the nomemfd, debug and distro lanes.
 RES_kunit  := $(RES)/kunit.json
 RES_vmtest := $(RES)/vmtest-$(KERNEL).json
 RES_stress := $(RES)/stress-$(KERNEL).json
@@ -250,9 +275,10 @@ RES_series := $(RES)/series.json
 RES_lint   := $(RES)/lint.json
 RES_docs   := $(RES)/docs.json
 RES_debug  := $(RES)/vmtest-debug.json
+RES_nomemfd := $(RES)/vmtest-nomemfd.json
 RES_distro := $(RES)/distro-$(DISTRO).json
 check-fast: STEPS := kunit vmtest stress numa series lint docs
-check:      STEPS := kunit vmtest stress numa series lint docs debug distro
+check:      STEPS := kunit vmtest stress numa series lint docs nomemfd debug distro
 check-fast check:
 	@rm -f $(foreach s,$(STEPS),$(RES_$(s)))
 	@for step in $(STEPS); do $(MAKE) $$step-results || true; done

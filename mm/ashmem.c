@@ -4,6 +4,7 @@
  * unpin so that they are purged under memory pressure.
  */
 
+#include <linux/ashmem.h>
 #include <linux/capability.h>
 #include <linux/cleanup.h>
 #include <linux/compat.h>
@@ -34,7 +35,6 @@
 #include <linux/swap.h>
 #include <linux/uaccess.h>
 #include <linux/wait_bit.h>
-#include <uapi/linux/ashmem.h>
 
 #define CREATE_TRACE_POINTS
 #include <trace/events/ashmem.h>
@@ -1452,23 +1452,14 @@ static long ashmem_ioctl(struct file *file, unsigned int cmd,
 }
 
 #ifdef CONFIG_COMPAT
-/* size_t and unsigned long are 32 bits wide here: other numbers. */
-#define COMPAT_ASHMEM_SET_SIZE		_IOW(__ASHMEMIOC, 3, compat_size_t)
-#define COMPAT_ASHMEM_SET_PROT_MASK	_IOW(__ASHMEMIOC, 5, compat_ulong_t)
-#define COMPAT_ASHMEM_GET_FILE_ID	_IOR(__ASHMEMIOC, 11, compat_ulong_t)
-
 static long ashmem_compat_get_file_id(struct ashmem_area *asma,
 				      compat_ulong_t __user *uid)
 {
 	struct file *backing = ashmem_backing(asma);
-	unsigned long ino;
 
 	if (!backing)
 		return -EINVAL;
-	ino = file_inode(backing)->i_ino;
-	if (ino != (compat_ulong_t)ino)
-		return -EOVERFLOW;
-	return put_user(ino, uid);
+	return ashmem_compat_put_file_id(file_inode(backing)->i_ino, uid);
 }
 
 static long ashmem_compat_ioctl(struct file *file, unsigned int cmd,

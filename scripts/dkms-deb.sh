@@ -1,6 +1,6 @@
 #!/bin/bash
 # Build the DKMS package of ashmem, OUTDIR/ashmem-dkms_VERSION_all.deb: the
-# repo's mm/ashmem.c and its two headers as they are, with dkms/ (Kbuild,
+# repo's mm/ashmem.c and its three headers as they are, with dkms/ (Kbuild,
 # ashmem_compat.h, dkms.conf, the package's control file and scripts).
 # DKMS builds the module on the machine that installs the package.
 #
@@ -22,8 +22,9 @@ maintainer=$(sed -n 's/^+M:\t//p' "$repo/mm/ashmem-maintainers.patch" | head -1)
 stage=$out/stage
 src=$stage/usr/src/ashmem-$version
 rm -rf "$stage" "$out"/ashmem-dkms_*.deb
-mkdir -p "$src/include/uapi/linux" "$src/include/trace/events" "$stage/DEBIAN"
+mkdir -p "$src/include/linux" "$src/include/uapi/linux" "$src/include/trace/events" "$stage/DEBIAN"
 install -m 0644 "$repo/mm/ashmem.c" "$repo/dkms/Kbuild" "$repo/dkms/ashmem_compat.h" "$src/"
+install -m 0644 "$repo/include/linux/ashmem.h" "$src/include/linux/"
 install -m 0644 "$repo/include/uapi/linux/ashmem.h" "$src/include/uapi/linux/"
 install -m 0644 "$repo/include/trace/events/ashmem.h" "$src/include/trace/events/"
 subst() { sed -e "s|@VERSION@|$version|g" -e "s|@MAINTAINER@|$maintainer|g" "$@"; }

@@ -72,7 +72,7 @@ done
 rm -f "$ksrc"/.checkpatch-camelcase.*
 
 # 2. kernel-doc: not a word on stderr or stdout.
-for f in mm/ashmem.c include/uapi/linux/ashmem.h; do
+for f in mm/ashmem.c mm/memfd_ashmem.c include/uapi/linux/ashmem.h; do
 	"$ksrc/scripts/kernel-doc" -none -Wall "$ksrc/$f" >"$log/kd" 2>&1
 	rc=$?
 	if [ $rc = 0 ] && [ ! -s "$log/kd" ]; then
@@ -90,14 +90,22 @@ if grep -qx CONFIG_ASHMEM=y "$kout/.config" && grep -q ' ashmem_ioctl$' "$kout/S
 else
 	tap_result FAIL "CONFIG_ASHMEM=y: no ashmem_ioctl in $kout/System.map"
 fi
-kmake O="$kout" C=2 W=1 mm/ashmem.o >"$log/sparse" 2>&1
-rc=$?
-if [ $rc = 0 ] && grep -q 'CHECK .*mm/ashmem.c' "$log/sparse" &&
-   ! grep -qE '(warning|error):' "$log/sparse"; then
-	tap_result OK "sparse (C=2) + W=1: mm/ashmem.o: no warnings"
+if grep -qx CONFIG_MEMFD_ASHMEM=y "$kout/.config" &&
+   grep -q ' memfd_ashmem_ioctl$' "$kout/System.map"; then
+	tap_result OK "CONFIG_MEMFD_ASHMEM=y: the memfd ioctls are built into $(basename "$kout")/vmlinux"
 else
-	tap_result FAIL "sparse (C=2) + W=1: mm/ashmem.o (status $rc)" "$log/sparse"
+	tap_result FAIL "CONFIG_MEMFD_ASHMEM=y: no memfd_ashmem_ioctl in $kout/System.map"
 fi
+for o in mm/ashmem.o mm/memfd_ashmem.o; do
+	kmake O="$kout" C=2 W=1 "$o" >"$log/sparse" 2>&1
+	rc=$?
+	if [ $rc = 0 ] && grep -q "CHECK .*${o%.o}.c" "$log/sparse" &&
+	   ! grep -qE '(warning|error):' "$log/sparse"; then
+		tap_result OK "sparse (C=2) + W=1: $o: no warnings"
+	else
+		tap_result FAIL "sparse (C=2) + W=1: $o (status $rc)" "$log/sparse"
+	fi
+done
 
 # 4. headers_install exported the header, guard renamed for userspace.
 hdr=$kout/usr/include/linux/ashmem.h
@@ -132,7 +140,8 @@ want() {	# DIR OPTION=VALUE...: all in DIR/.config?
 
 # =m: the object compiled as a module, with W=1.  It is linked, loaded and
 # unloaded in the debug lane (make debug-results); modpost needs a vmlinux
-# for that, which this quick build does not make.
+# for that, which this quick build does not make.  The memfd ioctls stay
+# built in: shmem and hugetlbfs call them.
 m=$kout-lint-m
 variant "$m" -e MODULES -e MODULE_UNLOAD -m ASHMEM -m KUNIT -m ASHMEM_KUNIT_TEST >"$log/m" 2>&1
 if want "$m" CONFIG_MODULES=y CONFIG_ASHMEM=m CONFIG_KUNIT=m CONFIG_ASHMEM_KUNIT_TEST=m &&
@@ -143,18 +152,30 @@ if want "$m" CONFIG_MODULES=y CONFIG_ASHMEM=m CONFIG_KUNIT=m CONFIG_ASHMEM_KUNIT
 else
 	tap_result FAIL "CONFIG_ASHMEM=m, ASHMEM_KUNIT_TEST=m: mm/ashmem.o" "$log/m"
 fi
+if want "$m" CONFIG_MEMFD_ASHMEM=y &&
+   kmake O="$m" W=1 mm/memfd_ashmem.o >"$log/mm" 2>&1 &&
+   ! grep -qE '(warning|error):' "$log/mm" &&
+   ! grep -q -- '-DMODULE' "$m/mm/.memfd_ashmem.o.cmd"; then
+	tap_result OK "CONFIG_ASHMEM=m: CONFIG_MEMFD_ASHMEM=y, mm/memfd_ashmem.o builds into the kernel with W=1, no warnings"
+else
+	tap_result FAIL "CONFIG_ASHMEM=m: CONFIG_MEMFD_ASHMEM=y, mm/memfd_ashmem.o built in" "$log/mm"
+fi
 
 # =n, with the uapi header test: usr/include compiles every exported
-# header on its own; ours must be among them.
+# header on its own; ours must be among them.  Without ashmem there are no
+# memfd ioctls either: shmem and hugetlbfs files have no ioctl method, as
+# upstream (the nomemfd lane checks the same at run time, with ashmem on).
 n=$kout-lint-n
 variant "$n" -d ASHMEM -e HEADERS_INSTALL -e UAPI_HEADER_TEST >"$log/n" 2>&1
 rm -f "$n/usr/include/linux/ashmem.hdrtest"
-if want "$n" CONFIG_ASHMEM=n CONFIG_ASHMEM_KUNIT_TEST=n &&
-   kmake O="$n" mm/ >>"$log/n" 2>&1 &&
-   [ ! -e "$n/mm/ashmem.o" ] && [ -s "$n/mm/built-in.a" ]; then
-	tap_result OK "CONFIG_ASHMEM=n: mm/ builds without the driver"
+if want "$n" CONFIG_ASHMEM=n CONFIG_ASHMEM_KUNIT_TEST=n CONFIG_MEMFD_ASHMEM=n &&
+   kmake O="$n" mm/ fs/hugetlbfs/ >>"$log/n" 2>&1 &&
+   [ ! -e "$n/mm/ashmem.o" ] && [ ! -e "$n/mm/memfd_ashmem.o" ] &&
+   [ -s "$n/mm/built-in.a" ] && [ -f "$n/fs/hugetlbfs/inode.o" ] &&
+   ! nm "$n/mm/shmem.o" "$n/fs/hugetlbfs/inode.o" | grep -q memfd_ashmem; then
+	tap_result OK "CONFIG_ASHMEM=n: mm/ and fs/hugetlbfs/ build without the driver and the memfd ioctls"
 else
-	tap_result FAIL "CONFIG_ASHMEM=n: mm/" "$log/n"
+	tap_result FAIL "CONFIG_ASHMEM=n: mm/, fs/hugetlbfs/" "$log/n"
 fi
 if want "$n" CONFIG_UAPI_HEADER_TEST=y &&
    kmake O="$n" usr/ >"$log/u" 2>&1 &&

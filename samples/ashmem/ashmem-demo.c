@@ -8,7 +8,9 @@
  * the part of the area it uses as a cache.  A memory hog makes the kernel
  * reclaim memory for real, and ashmem's shrinker purges the unpinned
  * pages.  When A pins its cache again, the driver reports that it was
- * purged and A rebuilds it; the pinned part was never touched.
+ * purged and A rebuilds it; the pinned part was never touched.  Last, A
+ * asks the same ioctls of a memfd, as Android 16 code does of the memfds
+ * that replace ashmem areas there.
  *
  * It is the program "make run" starts in its virtual machine, linked
  * statically (gcc -static -I usr/include) so that it needs nothing but
@@ -30,6 +32,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/sysinfo.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
@@ -487,6 +490,59 @@ static void check_cache(const char *map, unsigned long *intact,
 	}
 }
 
+/*
+ * Android 16 creates its shared memory with memfd_create() where the kernel
+ * answers ASHMEM_GET_SIZE on a memfd (CONFIG_MEMFD_ASHMEM), and code that
+ * gets such a memfd may call any ashmem ioctl on it.
+ */
+static void ask_a_memfd(void)
+{
+	char name[ASHMEM_NAME_LEN];
+	unsigned long id;
+	struct stat st;
+	long size;
+	int fd;
+
+	fd = memfd_create(AREA_NAME, MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	if (fd < 0 || ftruncate(fd, DOC_SIZE) || fstat(fd, &st))
+		die("memfd_create: %s", strerror(errno));
+	say("memfd_create(\"%s\") gave me fd %d, %llu MiB after ftruncate().",
+	    AREA_NAME, fd, MIB(DOC_SIZE));
+	size = ioctl(fd, ASHMEM_GET_SIZE);
+	if (size < 0 && errno == ENOTTY) {
+		say("It answers ASHMEM_GET_SIZE with ENOTTY: this kernel has no ashmem");
+		say("ioctls on memfds (CONFIG_MEMFD_ASHMEM), so Android would stay");
+		say("on /dev/ashmem.");
+		close(fd);
+		return;
+	}
+	if (size != (long)DOC_SIZE)
+		die("ASHMEM_GET_SIZE on the memfd returned %ld", size);
+	if (ioctl(fd, ASHMEM_GET_NAME, name) || strcmp(name, AREA_NAME) ||
+	    ioctl(fd, ASHMEM_GET_FILE_ID, &id) || id != st.st_ino)
+		die("ASHMEM_GET_NAME or ASHMEM_GET_FILE_ID on the memfd disagree");
+	say("ASHMEM_GET_SIZE says %llu MiB, ASHMEM_GET_NAME \"%s\", ASHMEM_GET_FILE_ID %lu:",
+	    MIB(size), name, id);
+	say("the memfd answers like an ashmem area that is already mapped.");
+
+	if (ioctl(fd, ASHMEM_SET_PROT_MASK, PROT_READ) ||
+	    ioctl(fd, ASHMEM_GET_PROT_MASK) != (PROT_READ | PROT_EXEC) ||
+	    !(fcntl(fd, F_GET_SEALS) & F_SEAL_FUTURE_WRITE) ||
+	    mmap(NULL, DOC_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0) !=
+	    MAP_FAILED)
+		die("ASHMEM_SET_PROT_MASK did not seal the memfd against writing");
+	say("ASHMEM_SET_PROT_MASK without PROT_WRITE added the seal F_SEAL_FUTURE_WRITE:");
+	say("a new writable mapping now fails, and the mask reads PROT_READ|PROT_EXEC.");
+
+	if (pin_ioctl(fd, ASHMEM_UNPIN, 0, 0) ||
+	    pin_ioctl(fd, ASHMEM_GET_PIN_STATUS, 0, 0) != ASHMEM_IS_PINNED ||
+	    pin_ioctl(fd, ASHMEM_PIN, 0, 0) != ASHMEM_NOT_PURGED)
+		die("pinning a memfd does not answer as Android does");
+	say("ASHMEM_UNPIN succeeds but changes nothing: a memfd is never purged,");
+	say("so it stays pinned and ASHMEM_PIN reports ASHMEM_NOT_PURGED.");
+	close(fd);
+}
+
 int main(void)
 {
 	unsigned long cache_pages, intact, zeroed;
@@ -595,6 +651,9 @@ int main(void)
 	munmap(map, AREA_SIZE);
 	close(fd);
 	say("Unmapped and closed my last fd: the area is freed.");
+
+	stage("A asks a memfd the same questions");
+	ask_a_memfd();
 
 	printf("\nashmem demo: every step worked.\n");
 	return EXIT_SUCCESS;

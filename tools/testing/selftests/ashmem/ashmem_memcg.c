@@ -61,16 +61,7 @@ static bool cgroup2_memory(void)
  */
 static bool kernel_has_ashmem_series(void)
 {
-	char line[256];
-	bool found = false;
-	FILE *f = fopen("/proc/kallsyms", "r");
-
-	if (!f)
-		return false;
-	while (!found && fgets(line, sizeof(line), f))
-		found = strstr(line, " shmem_set_file\n") && !strchr(line, '[');
-	fclose(f);
-	return found;
+	return kernel_symbol("shmem_set_file") == 1;
 }
 
 static bool swap_on(void)

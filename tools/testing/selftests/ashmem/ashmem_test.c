@@ -2231,10 +2231,7 @@ TEST_F(ashmem, purge_all_caches_needs_cap_sys_admin)
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (pid == 0) {
-		/* Leaving uid 0 drops every capability. */
-		ASSERT_EQ(0, setgroups(0, NULL));
-		ASSERT_EQ(0, setgid(65534));
-		ASSERT_EQ(0, setuid(65534));
+		ASSERT_EQ(0, become_nobody());
 		EXPECT_ERRNO(EPERM, ioctl(self->fd, ASHMEM_PURGE_ALL_CACHES));
 		_exit(0);
 	}

@@ -4,6 +4,7 @@
 #define _FILE_OFFSET_BITS 64
 
 #include <fcntl.h>
+#include <grp.h>
 #include <sched.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -254,15 +255,47 @@ long long vm_event(const char *key)
 	return key_value(buf, key);
 }
 
+int mount_private(const char *fstype, const char *dir)
+{
+	if (unshare(CLONE_NEWNS) ||
+	    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL))
+		return -1;
+	return mount(fstype, dir, fstype, 0, NULL);
+}
+
 bool mount_if_missing(const char *probe, const char *fstype, const char *dir)
 {
 	if (!access(probe, F_OK))
 		return true;
-	if (unshare(CLONE_NEWNS) ||
-	    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) ||
-	    mount(fstype, dir, fstype, 0, NULL))
-		return false;
-	return !access(probe, F_OK);
+	return !mount_private(fstype, dir) && !access(probe, F_OK);
+}
+
+int kernel_symbol(const char *sym)
+{
+	size_t len = strlen(sym);
+	char line[512];
+	int ret = -1;
+	FILE *f;
+
+	f = fopen("/proc/kallsyms", "re");
+	if (!f)
+		return -1;
+	/* "ADDRESS TYPE NAME", then "\t[MODULE]" for a module's symbol. */
+	while (ret != 1 && fgets(line, sizeof(line), f)) {
+		size_t n = strcspn(line, "\n");
+
+		ret = n > len && line[n - len - 1] == ' ' &&
+		      !strncmp(line + n - len, sym, len);
+	}
+	fclose(f);
+	return ret;
+}
+
+int become_nobody(void)
+{
+	if (setgroups(0, NULL) || setgid(65534) || setuid(65534))
+		return -1;
+	return 0;
 }
 
 int key_string(const char *buf, const char *key, char *val, size_t len)

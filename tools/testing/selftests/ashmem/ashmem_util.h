@@ -69,8 +69,17 @@ void write_file(const char *path, const char *val);
 long meminfo_kb(const char *key);
 /* A counter of /proc/vmstat ("oom_kill"...), or -1. */
 long long vm_event(const char *key);
-/* Mounts @fstype on @dir, in a mount namespace of our own, if @probe is missing. */
+/* Mounts @fstype on @dir, in a mount namespace of our own: 0 or -1. */
+int mount_private(const char *fstype, const char *dir);
+/* mount_private(), if @probe is missing; whether @probe is there then. */
 bool mount_if_missing(const char *probe, const char *fstype, const char *dir);
+/*
+ * 1 if the kernel proper (not a module) has the function or variable
+ * @sym in /proc/kallsyms, 0 if not, -1 if that file lists nothing.
+ */
+int kernel_symbol(const char *sym);
+/* Leaves uid 0 for nobody, which drops every capability: 0 or -1. */
+int become_nobody(void);
 
 /* fd's fdinfo, whole (0 or -1), for key_value() and key_string(). */
 int fdinfo_read(int fd, char *buf, size_t len);
