@@ -103,10 +103,15 @@ check)
 	rm -f "$b/results/$name.json"
 	setup "$kver" "$deb" "$b/distro/$kver/modules"
 	suites=$b/$name.suites
-	fuzz=${FUZZ_ARGS:--t 60 -p 2}
+	fuzz=${FUZZ_ARGS:--t 30 -p 2}
 	{
 		echo "tap ashmem-module-load / /bin/sh /guest/ashmem-module.sh load"
-		cat "$b/selftests/$lane-64/suites.txt" "$b/selftests/$lane-32/suites.txt"
+		# Debian's kernel has no ashmem ioctls on memfds (they are
+		# built into shmem, which no module can change): every one
+		# must fail with ENOTTY there, which sends libcutils back to
+		# /dev/ashmem.
+		cat "$b/selftests/$lane-64/suites.txt" "$b/selftests/$lane-32/suites.txt" |
+			sed 's|\./ashmem_memfd$|env ASHMEM_MEMFD=off ./ashmem_memfd -f global|'
 		echo "plain ${DEMO:-ashmem-demo} /samples ./${DEMO:-ashmem-demo}"
 		echo "tap ashmem_fuzz-64 /selftests/64/ashmem ./ashmem_fuzz $fuzz"
 		echo "tap ashmem_fuzz-32 /selftests/32/ashmem ./ashmem_fuzz $fuzz"
