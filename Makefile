@@ -120,7 +120,7 @@ kunit-results: prepare
 # One boot: what VMTEST_FIRST lists, the 64-bit selftests, the 32-bit ones,
 # the demo (plain: it passes if it exits 0), the ioctl fuzzer (for -t
 # seconds), and what VMTEST_EXTRA adds (suites lines, with commas for blanks).
-FUZZ_ARGS    ?= -t 60 -p 2
+FUZZ_ARGS    ?= -t 30 -p 2
 VMTEST_FIRST ?=
 VMTEST_EXTRA ?=
 vmtest-results: selftests samples guest-bin
