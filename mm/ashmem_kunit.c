@@ -707,6 +707,47 @@ static void ashmem_purge_all_stops_on_fatal_signal(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ashmem_test_lru_pages(), 2);
 }
 
+#ifdef CONFIG_COMPAT
+/*
+ * A 32-bit process gets the backing file's inode number in 32 bits, or
+ * -EOVERFLOW when it does not fit, never a number cut to its low half.
+ * tmpfs numbers its inodes in an unsigned long, so the test gives the
+ * backing inode the numbers on both sides of the limit.
+ */
+static void ashmem_compat_file_id_overflows(struct kunit *test)
+{
+	struct ashmem_area *asma = ashmem_test_area(test, 1);
+	struct inode *inode = file_inode(asma->file);
+	const unsigned long ino = inode->i_ino;
+	compat_ulong_t __user *uid;
+	compat_ulong_t got = 0;
+	unsigned long addr;
+
+	addr = kunit_vm_mmap(test, NULL, 0, PAGE_SIZE, PROT_READ | PROT_WRITE,
+			     MAP_ANONYMOUS | MAP_PRIVATE, 0);
+	KUNIT_ASSERT_NE_MSG(test, addr, 0, "no user memory for the test");
+	KUNIT_ASSERT_LT(test, addr, (unsigned long)TASK_SIZE);
+	uid = (compat_ulong_t __user *)addr;
+
+	KUNIT_EXPECT_EQ(test, ashmem_compat_get_file_id(asma, uid), 0);
+	KUNIT_EXPECT_EQ(test, get_user(got, uid), 0);
+	KUNIT_EXPECT_EQ(test, got, (compat_ulong_t)ino);
+
+	inode->i_ino = U32_MAX;
+	KUNIT_EXPECT_EQ(test, ashmem_compat_get_file_id(asma, uid), 0);
+	KUNIT_EXPECT_EQ(test, get_user(got, uid), 0);
+	KUNIT_EXPECT_EQ(test, got, U32_MAX);
+
+	inode->i_ino = (unsigned long)U32_MAX + 1;
+	KUNIT_EXPECT_EQ(test, ashmem_compat_get_file_id(asma, uid),
+			-EOVERFLOW);
+	/* The old number is left alone. */
+	KUNIT_EXPECT_EQ(test, get_user(got, uid), 0);
+	KUNIT_EXPECT_EQ(test, got, U32_MAX);
+	inode->i_ino = ino;
+}
+#endif
+
 /*
  * The randomized model test: random operations on an area, each answer and
  * the whole range structure checked against an array with a state per page.
@@ -906,6 +947,9 @@ static struct kunit_case ashmem_test_cases[] = {
 	KUNIT_CASE(ashmem_scan_busy_area_defers),
 	KUNIT_CASE(ashmem_purge_all_leaves_busy_area),
 	KUNIT_CASE(ashmem_purge_all_stops_on_fatal_signal),
+#ifdef CONFIG_COMPAT
+	KUNIT_CASE(ashmem_compat_file_id_overflows),
+#endif
 	KUNIT_CASE_SLOW(ashmem_model_random_ops),
 	{}
 };
