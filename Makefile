@@ -79,7 +79,7 @@ help:
 	@echo "                boot that kernel with the module: selftests, demo, fuzzer, stress"
 	@echo "make run-distro the demo on Debian's kernel with the DKMS module (DISTRO=6.12|6.1)"
 	@echo "make mutants    build the module with each bug of mutants/ashmem.txt, boot Debian's"
-	@echo "                kernel with it: its selftest must fail (mutants/result.txt)"
+	@echo "                kernel with it (or KUnit under UML): its test must fail (mutants/result.txt)"
 	@echo "make clean      remove build outputs, keep the kernel tree and ccache"
 	@echo "make distclean  remove $(B)/ entirely"
 	@echo "Variables: KERNEL VM_MEM VM_SMP VM_TIMEOUT SUITE_TIMEOUT JOBS DEMO BENCH_ARGS DISTRO DISTRO_KVER"

@@ -27,11 +27,12 @@ run-distro: dkms-deb samples
 	@python3 scripts/results.py summary $(RES)/run-distro.json
 
 # The mutation run: the module as DKMS builds it, on Debian's kernel, once
-# unchanged and once with each deliberate bug; not part of make check.
+# unchanged and once with each deliberate bug, and the KUnit tests under UML
+# the same way; not part of make check.
 mutants: selftests guest-bin
 	bash scripts/deps.sh dkms linux-headers-$(DISTRO_KVER)
 	python3 scripts/mutants.py run mutants/ashmem.txt . $(DISTRO_KVER) \
-		$(B)/selftests/$(KERNEL)-64/install $(B)/mutants
+		$(B)/selftests/$(KERNEL)-64/install $(KSRC) $(B)/mutants
 	cp $(B)/mutants/result.txt mutants/result.txt
 
 clean: clean-distro

@@ -3,13 +3,15 @@
 """Deliberate bugs in the driver, each of which a selftest must catch.
 
 usage: mutants.py check LIST REPO
-       mutants.py run LIST REPO KVER SELFTESTS OUT [NAME...]
+       mutants.py run LIST REPO KVER SELFTESTS KSRC OUT [NAME...]
 
-LIST (mutants/ashmem.txt) names each mutant, the program that must fail on
-it and the lines it changes:
+LIST (mutants/ashmem.txt) names each mutant, the test that must fail on it
+and the lines it changes:
 
     mutant NAME
     run: PROGRAM [ARGS...]        a 64-bit selftest program and its arguments
+    kunit: GLOB                   or: the KUnit cases (kunit.py's filter) that
+                                  must fail under UML
     file: PATH                    optional, mm/ashmem.c by default
     - a line as it is             the '- ' or '+ ' is followed by the line
     + the line that replaces it   itself, tabs included
@@ -21,12 +23,18 @@ check: every mutant applies to REPO.  run: builds the module as DKMS does
 Debian's kernel once with the unchanged module, running every program of
 the list, which must pass; then once per mutant, with the mutated module and
 its program, which must fail.  SELFTESTS is the 64-bit selftests' install
-directory.  The result goes to OUT/result.txt, a line per mutant; the exit
-status is 0 when the unchanged module passed and every mutant was caught.
+directory.  The KUnit mutants run under UML with kunit.py in KSRC, the
+prepared tree (its mm/ashmem.c is mutated for the run and put back, and the
+build directory is KSRC's kunit lane's, OUT/../kunit): first every case of
+the unchanged driver, which must pass, then each mutant's cases, of which
+one at least must fail.  The result goes to OUT/result.txt, a line per
+mutant; the exit status is 0 when the unchanged driver passed and every
+mutant was caught.
 """
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -48,6 +56,7 @@ class Mutant:
         self.name = name
         self.lineno = lineno
         self.run = None
+        self.kunit = None
         self.file = "mm/ashmem.c"
         self.old = []
         self.new = []
@@ -75,6 +84,8 @@ def parse(path):
                 sys.exit("%s:%d: text before the first mutant" % (path, lineno))
             elif line.startswith("run: "):
                 m.run = line[5:].split()
+            elif line.startswith("kunit: "):
+                m.kunit = line[7:].strip()
             elif line.startswith("file: "):
                 m.file = line[6:].strip()
             elif line[0] == "-" and not m.new:
@@ -85,8 +96,11 @@ def parse(path):
                 sys.exit("%s:%d: not a mutant line: %s" % (path, lineno, line))
     names = [m.name for m in mutants]
     for m in mutants:
-        if not m.run or not m.old:
-            sys.exit("%s: %s needs a run: line and '-' lines" % (path, m.where()))
+        if bool(m.run) == bool(m.kunit) or not m.old:
+            sys.exit("%s: %s needs a run: or a kunit: line, and '-' lines"
+                     % (path, m.where()))
+        if m.kunit and m.file != "mm/ashmem.c":
+            sys.exit("%s: %s: KUnit mutants change mm/ashmem.c" % (path, m.where()))
         if names.count(m.name) > 1:
             sys.exit("%s: two mutants named %s" % (path, m.name))
         if m.file not in [s for s, _ in SOURCES]:
@@ -165,20 +179,75 @@ def boot(repo, kver, name, stage, selftests, runs):
     return out
 
 
-def run(mutants, repo, kver, selftests, out, names):
+KUNIT_CONFIG = "mm/ashmem.kunitconfig"
+
+
+def kunit(repo, ksrc, builddir, glob, m=None):
+    """kunit.py on @ksrc with mutant @m: (passed, failed, first failure).
+
+    failed is None when kunit.py ran no test (the mutant did not build)."""
+    path = os.path.join(ksrc, "mm/ashmem.c")
+    with open(os.path.join(repo, "mm/ashmem.c")) as f:
+        text = f.read()
+    cmd = [sys.executable, "tools/testing/kunit/kunit.py", "run",
+           "--kunitconfig=" + KUNIT_CONFIG, "--build_dir=" + builddir,
+           "--jobs=%d" % os.cpu_count(), "--timeout=300", glob]
+    if shutil.which("ccache"):
+        cmd += ["--make_options", "CC=ccache gcc"]
+    try:
+        with open(path, "w") as f:
+            f.write(apply(m, text) if m else text)
+        proc = subprocess.run(cmd, cwd=ksrc, stdout=subprocess.PIPE,
+                              stderr=subprocess.STDOUT, text=True)
+    finally:
+        with open(path, "w") as f:
+            f.write(text)
+    out = re.sub(r"\x1b\[[0-9;]*m", "", proc.stdout)
+    done = re.search(r"Ran (\d+) tests?: (.*)", out)
+    if not done:
+        return 0, None, "kunit.py ran no test (status %d)" % proc.returncode
+    counts = dict((k, int(v)) for v, k in
+                  ((c.split(": ")[1], c.split(": ")[0])
+                   for c in done.group(2).split(", ") if ": " in c))
+    failed = counts.get("failed", 0) + counts.get("crashed", 0)
+    first = re.search(r"\[FAILED\] (\S+)|\[CRASHED\] (\S+)", out)
+    return (counts.get("passed", 0), failed,
+            "%s failed" % (first.group(1) or first.group(2)) if first else "")
+
+
+def run(mutants, repo, kver, selftests, ksrc, out, names):
     if names:
         mutants = [m for m in mutants if m.name in names]
     os.makedirs(out, exist_ok=True)
     lines, ok = [], True
+    start = time.time()
+    total = len(mutants)
+    builddir = os.path.join(os.path.dirname(out), "kunit")
+    if any(m.kunit for m in mutants):
+        passed, failed, why = kunit(repo, ksrc, builddir, "ashmem")
+        good = passed and failed == 0
+        ok &= bool(good)
+        lines.append("%-32s %-6s kunit ashmem: %d passed, %s failed%s" % (
+            "(unchanged)", "passes" if good else "FAILS", passed,
+            "no test" if failed is None else failed, (": " + why) if why else ""))
+    for m in [m for m in mutants if m.kunit]:
+        passed, failed, why = kunit(repo, ksrc, builddir, m.kunit, m)
+        caught = bool(failed)
+        ok &= caught
+        lines.append("%-32s %-6s kunit %s: %d passed, %s failed%s" % (
+            m.name, "caught" if caught else "MISSED", m.kunit, passed,
+            "no test" if failed is None else failed, (": " + why) if why else ""))
+    mutants = [m for m in mutants if m.run]
     runs = []
     for m in mutants:
         if m.run not in runs:
             runs.append(m.run)
-    start = time.time()
-    build(repo, kver, os.path.join(out, "unchanged"))
+    if runs:
+        build(repo, kver, os.path.join(out, "unchanged"))
     for run, (passed, failed, failures, problems) in zip(
             runs, boot(repo, kver, "mutants-unchanged",
-                       os.path.join(out, "unchanged"), selftests, runs)):
+                       os.path.join(out, "unchanged"), selftests, runs)
+            if runs else []):
         good = passed and not failed and not problems
         ok &= bool(good)
         lines.append("%-32s %-6s %s: %d passed, %d failed%s" % (
@@ -195,8 +264,8 @@ def run(mutants, repo, kver, selftests, out, names):
         lines.append("%-32s %-6s %s: %d passed, %d failed%s" % (
             m.name, "caught" if caught else "MISSED", " ".join(m.run),
             passed, failed, (": " + why) if why else ""))
-    head = ["# make mutants: Debian's %s kernel, %s, %d mutants, %.0f s"
-            % (kver, time.strftime("%Y-%m-%d"), len(mutants), time.time() - start)]
+    head = ["# make mutants: Debian's %s kernel and KUnit under UML, %s, %d mutants, %.0f s"
+            % (kver, time.strftime("%Y-%m-%d"), total, time.time() - start)]
     with open(os.path.join(out, "result.txt"), "w") as f:
         f.write("\n".join(head + lines) + "\n")
     print("\n".join(head + lines))
@@ -206,13 +275,13 @@ def run(mutants, repo, kver, selftests, out, names):
 def main(argv):
     if len(argv) >= 4 and argv[1] == "check":
         return 0 if check(parse(argv[2]), argv[3]) else 1
-    if len(argv) >= 7 and argv[1] == "run":
+    if len(argv) >= 8 and argv[1] == "run":
         mutants = parse(argv[2])
         if not check(mutants, argv[3]):
             return 1
         return 0 if run(mutants, os.path.abspath(argv[3]), argv[4],
                         os.path.abspath(argv[5]), os.path.abspath(argv[6]),
-                        argv[7:]) else 1
+                        os.path.abspath(argv[7]), argv[8:]) else 1
     print(__doc__, file=sys.stderr)
     return 2
 
