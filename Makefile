@@ -54,9 +54,9 @@ help:
 	@echo "make check      KUnit, then in the VM: kselftests (64-bit, 32-bit), the demo, the"
 	@echo "                fuzzer, the stress program (256M), and all of it again on the"
 	@echo "                debug kernel (KASAN, lockdep, kmemleak) and on Debian's kernel with"
-	@echo "                the DKMS module, and memfd without its ashmem ioctls (nomemfd);"
+	@echo "                the DKMS module;"
 	@echo "                ends with 'N passed, N failed, N skipped', non-zero exit on any problem"
-	@echo "make check-fast the same without the debug, Debian and nomemfd kernels"
+	@echo "make check-fast the same without the debug and Debian kernels"
 	@echo "make deps       install missing Debian packages (apt-get, as root or via sudo)"
 	@echo "make prepare    extract linux-source-6.12 into $(KSRC), overlay the repo, patch"
 	@echo "make kernel     build $(BZIMAGE) (KERNEL=$(KERNEL))"
@@ -266,7 +266,8 @@ series lint docs:
 # Every step runs even if an earlier one failed; a step that could not
 # finish leaves no result file, which the summary counts as a failure, and
 # each result file is held to its manifest (manifests/, scripts/results.py).
-# check is check-fast plus the nomemfd, debug and distro lanes.
+# check is check-fast plus the debug and distro lanes; the nomemfd lane,
+# a kernel build of its own, is check-nomemfd.
 RES_kunit  := $(RES)/kunit.json
 RES_vmtest := $(RES)/vmtest-$(KERNEL).json
 RES_stress := $(RES)/stress-$(KERNEL).json
@@ -275,10 +276,9 @@ RES_series := $(RES)/series.json
 RES_lint   := $(RES)/lint.json
 RES_docs   := $(RES)/docs.json
 RES_debug  := $(RES)/vmtest-debug.json
-RES_nomemfd := $(RES)/vmtest-nomemfd.json
 RES_distro := $(RES)/distro-$(DISTRO).json
 check-fast: STEPS := kunit vmtest stress numa series lint docs
-check:      STEPS := kunit vmtest stress numa series lint docs nomemfd debug distro
+check:      STEPS := kunit vmtest stress numa series lint docs debug distro
 check-fast check:
 	@rm -f $(foreach s,$(STEPS),$(RES_$(s)))
 	@for step in $(STEPS); do $(MAKE) $$step-results || true; done
