@@ -16,7 +16,8 @@ and the lines it changes:
     - a line as it is             the '- ' or '+ ' is followed by the line
     + the line that replaces it   itself, tabs included
 
-The '-' lines, in a row, must occur exactly once in the file.
+The '-' lines, in a row, must occur exactly once in the file.  A '-' line
+after '+' lines starts another change of the same mutant.
 
 check: every mutant applies to REPO.  run: builds the module as DKMS does
 (the files dkms-deb.sh packs, against Debian's headers for KVER), boots
@@ -59,8 +60,7 @@ class Mutant:
         self.run = None
         self.kunit = None
         self.file = "mm/ashmem.c"
-        self.old = []
-        self.new = []
+        self.hunks = []		# [(old lines, new lines)...]
 
     def where(self):
         return "mutant %s (line %d)" % (self.name, self.lineno)
@@ -89,15 +89,17 @@ def parse(path):
                 m.kunit = line[7:].strip()
             elif line.startswith("file: "):
                 m.file = line[6:].strip()
-            elif line[0] == "-" and not m.new:
-                m.old.append(code_line(line))
-            elif line[0] == "+":
-                m.new.append(code_line(line))
+            elif line[0] == "-":
+                if not m.hunks or m.hunks[-1][1]:
+                    m.hunks.append(([], []))
+                m.hunks[-1][0].append(code_line(line))
+            elif line[0] == "+" and m.hunks:
+                m.hunks[-1][1].append(code_line(line))
             else:
                 sys.exit("%s:%d: not a mutant line: %s" % (path, lineno, line))
     names = [m.name for m in mutants]
     for m in mutants:
-        if bool(m.run) == bool(m.kunit) or not m.old:
+        if bool(m.run) == bool(m.kunit) or not m.hunks:
             sys.exit("%s: %s needs a run: or a kunit: line, and '-' lines"
                      % (path, m.where()))
         if m.kunit and m.file != "mm/ashmem.c":
@@ -111,13 +113,15 @@ def parse(path):
 
 
 def apply(m, text):
-    """@text with the mutant's change, or an exception saying why not."""
-    old = "\n".join(m.old) + "\n"
-    count = text.count(old)
-    if count != 1:
-        raise ValueError("%s: its '-' lines occur %d times in %s, not once"
-                         % (m.where(), count, m.file))
-    return text.replace(old, "\n".join(m.new) + "\n" if m.new else "")
+    """@text with the mutant's changes, or an exception saying why not."""
+    for old, new in m.hunks:
+        old = "\n".join(old) + "\n"
+        count = text.count(old)
+        if count != 1:
+            raise ValueError("%s: its '-' lines occur %d times in %s, not once"
+                             % (m.where(), count, m.file))
+        text = text.replace(old, "\n".join(new) + "\n" if new else "")
+    return text
 
 
 def check(mutants, repo):
