@@ -211,9 +211,8 @@ def kunit(repo, ksrc, builddir, glob, m=None):
     done = re.search(r"Ran (\d+) tests?: (.*)", out)
     if not done:
         return 0, None, "kunit.py ran no test (status %d)" % proc.returncode
-    counts = dict((k, int(v)) for v, k in
-                  ((c.split(": ")[1], c.split(": ")[0])
-                   for c in done.group(2).split(", ") if ": " in c))
+    counts = {k: int(v) for k, v in (c.split(": ", 1) for c in
+                                      done.group(2).split(", ") if ": " in c)}
     failed = counts.get("failed", 0) + counts.get("crashed", 0)
     first = re.search(r"\[FAILED\] (\S+)|\[CRASHED\] (\S+)", out)
     return (counts.get("passed", 0), failed,
