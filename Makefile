@@ -39,7 +39,9 @@ BENCH_ARGS       ?=
 VM_MEM          ?= 512M
 VM_SMP          ?= 2
 VM_TIMEOUT      ?= 1800
-SUITE_TIMEOUT   ?= 900
+# One timeout per program, the kselftests' own (their settings file, which
+# run_kselftest.sh reads too); the soak raises it for its long runs.
+SUITE_TIMEOUT   ?= $(shell sed -n 's/^timeout=//p' tools/testing/selftests/ashmem/settings)
 RUN_KERNEL_ARGS ?= quiet
 export VM_MEM VM_SMP VM_TIMEOUT SUITE_TIMEOUT
 
@@ -119,18 +121,19 @@ kunit-results: prepare
 
 # One boot: what VMTEST_FIRST lists, the 64-bit selftests, the 32-bit ones,
 # the demo (plain: it passes if it exits 0), the ioctl fuzzer (for -t
-# seconds), and what VMTEST_EXTRA adds (suites lines, with commas for blanks).
+# seconds), and what VMTEST_EXTRA adds (files of suites lines; '#' starts
+# a comment).
 FUZZ_ARGS    ?= -t 30 -p 2
 VMTEST_FIRST ?=
 VMTEST_EXTRA ?=
 vmtest-results: selftests samples guest-bin
-	@{ for line in $(VMTEST_FIRST); do echo "$${line//,/ }"; done; \
+	@{ $(if $(VMTEST_FIRST),grep -hv '^#' $(VMTEST_FIRST);) \
 	   cat $(B)/selftests/$(KERNEL)-64/suites.txt $(B)/selftests/$(KERNEL)-32/suites.txt; \
 	} >$(B)/vmtest-$(KERNEL).suites
 	@{ echo "plain $(DEMO) /samples ./$(DEMO)"; \
 	   echo "tap ashmem_fuzz-64 /selftests/64/ashmem ./ashmem_fuzz $(FUZZ_ARGS)"; \
 	   echo "tap ashmem_fuzz-32 /selftests/32/ashmem ./ashmem_fuzz $(FUZZ_ARGS)"; \
-	   for line in $(VMTEST_EXTRA); do echo "$${line//,/ }"; done; \
+	   $(if $(VMTEST_EXTRA),grep -hv '^#' $(VMTEST_EXTRA);) \
 	} >>$(B)/vmtest-$(KERNEL).suites
 	bash scripts/vm.sh $(BZIMAGE) vmtest-$(KERNEL) $(B)/vmtest-$(KERNEL).suites \
 		$(B)/selftests/$(KERNEL)-64/install=/selftests/64 \
@@ -190,20 +193,11 @@ soak:
 # tests; then every selftest, the fuzzer and the stress program; then
 # unloading is refused while an area is open or mapped and works once none
 # is, the module is loaded again (KUnit again) and the selftests run once
-# more; last a kmemleak scan.  A kernel report anywhere in the log fails the
-# run (scripts/results.py).
-DEBUG_FIRST := tap,debug-detectors,/,/bin/sh,/guest/detectors.sh \
-	tap,ashmem_memfd-unloaded,/selftests/64/ashmem,env,ASHMEM_MEMFD=on,./ashmem_memfd \
-	tap,ashmem-module-load,/,/bin/sh,/guest/ashmem-module.sh,load \
-	tap,ashmem-kunit,/,/bin/sh,/guest/ashmem-module.sh,kunit
-DEBUG_EXTRA := plain,ashmem_stress-64,/selftests/64/ashmem,./ashmem_stress,-t,60 \
-	tap,ashmem-module-unload,/,/bin/sh,/guest/ashmem-module.sh,unload \
-	tap,ashmem-kunit-reloaded,/,/bin/sh,/guest/ashmem-module.sh,kunit \
-	tap,ashmem_test-reloaded,/selftests/64/ashmem,./ashmem_test \
-	plain,kmemleak,/,/bin/sh,/guest/kmemleak-scan.sh
+# more; last a kmemleak scan (scripts/suites/debug-*.txt).  A kernel report
+# anywhere in the log fails the run (scripts/results.py).
 debug-results:
-	$(MAKE) KERNEL=debug FUZZ_ARGS="-t 30 -p 2" \
-		VMTEST_FIRST="$(DEBUG_FIRST)" VMTEST_EXTRA="$(DEBUG_EXTRA)" vmtest-results
+	$(MAKE) KERNEL=debug VMTEST_FIRST=scripts/suites/debug-first.txt \
+		VMTEST_EXTRA=scripts/suites/debug-extra.txt vmtest-results
 
 # The nomemfd lane (configs/nomemfd.config): the x86_64 kernel with the
 # ashmem ioctls of memfd files switched off.  Every one must fail with
@@ -291,9 +285,11 @@ run: samples
 	@python3 scripts/results.py summary $(RES)/run.json
 
 # Another program in the VM: a suites line and scripts/vm.sh, as here.
+# A full run's repetitions may outlast a test program's timeout.
 # Two boots: the guest clock counting instructions (one vCPU thread, no
 # noise from the host; measure 2 needs parallel vCPUs and is left out), then
 # wall-clock time with the vCPUs in parallel threads.
+bench: SUITE_TIMEOUT := 1800
 bench: selftests
 	@echo "plain ashmem_bench /selftests/64/ashmem ./ashmem_bench --insn $(BENCH_ARGS)" \
 		>$(B)/bench-insn.suites

@@ -4,7 +4,8 @@
 #
 # usage: vm-run.sh KERNEL INITRAMFS LOG [KERNEL-ARGS...]
 # Env: VM_MEM (512M), VM_SMP (2), VM_TIMEOUT (seconds, 1800), SUITE_TIMEOUT
-# (seconds per guest program, 900), VM_CLOCK (wall: the vCPUs run in parallel
+# (seconds per guest program, the timeout= of the ashmem kselftests'
+# settings file by default), VM_CLOCK (wall: the vCPUs run in parallel
 # threads; insn: one thread, and the guest clock counts instructions, one per
 # nanosecond: -icount shift=0), VM_NUMA (memory nodes, default 1; more
 # split the memory and the vCPUs evenly, each node a socket of its own: a
@@ -19,7 +20,8 @@ rm -f "$log.console" "$log.results"
 # An oops panics, a panic resets at once, and -no-reboot turns that into
 # qemu exiting; programs may log to /dev/kmsg without rate limit.
 cmdline="console=ttyS0 panic=-1 oops=panic printk.devkmsg=on"
-cmdline+=" suite_timeout=${SUITE_TIMEOUT:-900} $*"
+settings=$(dirname "$(realpath "$0")")/../tools/testing/selftests/ashmem/settings
+cmdline+=" suite_timeout=${SUITE_TIMEOUT:-$(sed -n 's/^timeout=//p' "$settings")} $*"
 
 case ${VM_CLOCK:-wall} in
 wall)	accel=(-accel tcg,thread=multi) ;;
