@@ -163,24 +163,6 @@ static void calibrate(struct side *s)
 		s->iters = 1;
 }
 
-/* Sample the sides in turn, @reps times. */
-static void sample_sides(struct side *sides, int n)
-{
-	int i, r;
-
-	/* Calibration, or one untimed sample, warms every side up. */
-	for (i = 0; i < n; i++) {
-		calibrate(&sides[i]);
-		if (sides[i].fixed)
-			sides[i].run(&sides[i], 1);
-	}
-	for (r = 0; r < reps; r++)
-		for (i = 0; i < n; i++)
-			sides[i].v[r] = figure(&sides[i],
-					       sides[i].run(&sides[i],
-							    sides[i].iters));
-}
-
 /*
  * With --insn a nanosecond of the guest's clock is one instruction: name
  * the units for what they count.  Returns one of a few rotating buffers.
@@ -216,6 +198,38 @@ static void print_side(const struct side *s)
 
 	printf("    %-28s %12.4g %-10s [%.4g - %.4g]\n",
 	       s->label, st.med, unit_of(s), st.min, st.max);
+}
+
+/*
+ * Samples the sides in turn, @reps times, and prints their figures.  A side
+ * whose ->iters is set keeps it; the others are calibrated.
+ */
+static void sample_sides(struct side *sides, int n)
+{
+	int i, r;
+
+	/* Calibration, or one untimed sample, warms every side up. */
+	for (i = 0; i < n; i++) {
+		if (!sides[i].iters)
+			calibrate(&sides[i]);
+		if (sides[i].fixed)
+			sides[i].run(&sides[i], 1);
+	}
+	for (r = 0; r < reps; r++)
+		for (i = 0; i < n; i++)
+			sides[i].v[r] = figure(&sides[i],
+					       sides[i].run(&sides[i],
+							    sides[i].iters));
+	for (i = 0; i < n; i++)
+		print_side(&sides[i]);
+}
+
+/* A side that costs microseconds an operation: @unit is "us/...". */
+static struct side us_side(const char *label, const char *unit,
+			   double (*run)(struct side *s, long iters), void *ctx)
+{
+	return (struct side){ .label = label, .unit = unit, .run = run,
+			      .ctx = ctx, .per_op = 1, .div = 1e3 };
 }
 
 /*
@@ -381,6 +395,78 @@ static unsigned long resident(void *p, size_t len)
 	return count;
 }
 
+/* ---- the timed ioctls of measures 1, 2 and 4 ------------------------ */
+
+#define ANY	(-1L)
+
+/*
+ * Rounds of one or two ioctls with the same argument, each of which must
+ * return @want, or with ANY whatever is not an error.
+ */
+struct ioctls {
+	char what[48];		/* names them when one fails */
+	int fd;
+	unsigned long cmd[2];	/* cmd[1] 0: one ioctl a round */
+	unsigned long arg;
+	long want;
+	struct ashmem_pin pin;
+};
+
+/* @cmd0, then @cmd1 if it is not 0, on page @page of @fd. */
+static void on_page(struct ioctls *io, const char *what, int fd,
+		    unsigned long page, unsigned long cmd0, unsigned long cmd1)
+{
+	*io = (struct ioctls){
+		.fd = fd, .cmd = { cmd0, cmd1 }, .want = ANY,
+		.pin = { .offset = page * page_size, .len = page_size },
+	};
+	io->arg = (unsigned long)&io->pin;
+	snprintf(io->what, sizeof(io->what), "%s of page %lu", what, page);
+}
+
+/*
+ * The fields are copied into locals, which stay in registers across the
+ * calls: the loop adds as little as it can to the ioctls it times.
+ */
+static void ioctl_rounds(const struct ioctls *io, long iters)
+{
+	unsigned long cmd0 = io->cmd[0], cmd1 = io->cmd[1], arg = io->arg;
+	long i, ret, want = io->want;
+	int fd = io->fd;
+
+	for (i = 0; i < iters; i++) {
+		ret = ioctl(fd, cmd0, arg);
+		if (ret < 0 || (want != ANY && ret != want))
+			break;
+		if (!cmd1)
+			continue;
+		ret = ioctl(fd, cmd1, arg);
+		if (ret < 0 || (want != ANY && ret != want))
+			break;
+	}
+	if (i < iters)
+		fail("%s returned %ld", io->what, ret);
+}
+
+static double ioctls_run(struct side *s, long iters)
+{
+	uint64_t t0 = now_ns();
+
+	ioctl_rounds(s->ctx, iters);
+	return now_ns() - t0;
+}
+
+/* An area of @pages pages, odd pages unpinned: one-page ranges. */
+static int area_odd_unpinned(unsigned long pages)
+{
+	int fd = area_ready(pages);
+	unsigned long p;
+
+	for (p = 1; p < pages; p += 2)
+		pin_check(fd, ASHMEM_UNPIN, p, 1);
+	return fd;
+}
+
 /* ---- 1: range scaling ----------------------------------------------- */
 
 /*
@@ -390,58 +476,20 @@ static unsigned long resident(void *p, size_t len)
  * the pinned page 2 * (n / 2) between two unpinned ones (UNPIN merges three
  * ranges into one, PIN splits it back).
  */
-struct ranges {
-	int fd;
-	unsigned long target;
-	bool merge;
-};
-
-static void ranges_setup(struct ranges *rg, unsigned long n, bool merge)
-{
-	unsigned long i;
-
-	rg->fd = area_ready(2 * n + 1);
-	for (i = 0; i < n; i++)
-		pin_check(rg->fd, ASHMEM_UNPIN, 2 * i + 1, 1);
-	rg->merge = merge;
-	rg->target = 2 * (n / 2) + !merge;
-	expect_status(rg->fd, rg->target,
-		      merge ? ASHMEM_IS_PINNED : ASHMEM_IS_UNPINNED);
-}
-
-static double ranges_run(struct side *s, long iters)
-{
-	struct ranges *rg = s->ctx;
-	struct ashmem_pin pin = {
-		.offset = rg->target * page_size,
-		.len = page_size,
-	};
-	unsigned long first = rg->merge ? ASHMEM_UNPIN : ASHMEM_PIN;
-	unsigned long second = rg->merge ? ASHMEM_PIN : ASHMEM_UNPIN;
-	uint64_t t0 = now_ns();
-	long i;
-
-	for (i = 0; i < iters; i++) {
-		if (ioctl(rg->fd, first, &pin) < 0 ||
-		    ioctl(rg->fd, second, &pin) < 0)
-			fail("PIN/UNPIN of page %lu", rg->target);
-	}
-	return now_ns() - t0;
-}
-
 static void measure_ranges(bool merge)
 {
 	static const unsigned long plain[] = { 1, 100, 10000 };
 	static const unsigned long merged[] = { 2, 100, 10000 };
 	static struct side all_sides[2][3];
-	static struct ranges all_rg[2][3];
+	static struct ioctls all_io[2][3];
 	static char labels[2][3][32];
 	static char names[2][2][48];
 	const unsigned long *ns = merge ? merged : plain;
 	struct side *sides = all_sides[merge];
-	struct ranges *rg = all_rg[merge];
+	struct ioctls *io = all_io[merge];
 	const char *what = merge ? "merge/split" : "range scaling";
-	int i;
+	unsigned long target;
+	int i, fd;
 
 	if (!merge)
 		printf("\n[1] range scaling: PIN+UNPIN of the unpinned page near the middle\n"
@@ -451,18 +499,18 @@ static void measure_ranges(bool merge)
 		       "    between two unpinned ones (UNPIN merges 3 ranges into 1, PIN\n"
 		       "    splits it again)\n");
 	for (i = 0; i < 3; i++) {
-		ranges_setup(&rg[i], ns[i], merge);
+		fd = area_odd_unpinned(2 * ns[i] + 1);
+		target = 2 * (ns[i] / 2) + !merge;
+		expect_status(fd, target, merge ? ASHMEM_IS_PINNED : ASHMEM_IS_UNPINNED);
+		if (merge)
+			on_page(&io[i], "UNPIN+PIN", fd, target, ASHMEM_UNPIN, ASHMEM_PIN);
+		else
+			on_page(&io[i], "PIN+UNPIN", fd, target, ASHMEM_PIN, ASHMEM_UNPIN);
 		snprintf(labels[merge][i], sizeof(labels[0][0]),
-			 "n=%lu (page %lu)", ns[i], rg[i].target);
-		sides[i] = (struct side){
-			.label = labels[merge][i], .unit = "us/pair",
-			.run = ranges_run, .ctx = &rg[i],
-			.per_op = 1, .div = 1e3,
-		};
+			 "n=%lu (page %lu)", ns[i], target);
+		sides[i] = us_side(labels[merge][i], "us/pair", ioctls_run, &io[i]);
 	}
 	sample_sides(sides, 3);
-	for (i = 0; i < 3; i++)
-		print_side(&sides[i]);
 	snprintf(names[merge][0], sizeof(names[0][0]), "%s cost(%lu)/cost(%lu)",
 		 what, ns[2], ns[0]);
 	snprintf(names[merge][1], sizeof(names[0][0]), "%s cost(%lu)/cost(%lu)",
@@ -471,89 +519,53 @@ static void measure_ranges(bool merge)
 	       merge ? 0 : 2.0);
 	report(merge ? "1m'" : "1'", names[merge][1], &sides[1], &sides[0], 0);
 	for (i = 0; i < 3; i++)
-		close(rg[i].fd);
+		close(io[i].fd);
 }
 
 /* ---- 2: parallel scaling -------------------------------------------- */
 
-enum work { WORK_PINPAIR, WORK_STATUS, WORK_GETSIZE, WORK_SPIN };
-
+/* A thread of a side: the ioctls it times, or a CPU loop if they are none. */
 struct worker {
 	pthread_t thread;
 	pthread_barrier_t *barrier;
-	enum work work;
+	const struct ioctls *io;
 	int cpu;
-	int fd;
-	unsigned long page;
 	long iters;
 	uint64_t t0, t1;
-	int err;
 };
 
 static void *worker_main(void *arg)
 {
 	struct worker *w = arg;
-	struct ashmem_pin pin = {
-		.offset = w->page * page_size,
-		.len = page_size,
-	};
+	unsigned long x = 0;
 	cpu_set_t set;
 	long i;
+	int j;
 
 	CPU_ZERO(&set);
 	CPU_SET(w->cpu, &set);
 	pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
 	pthread_barrier_wait(w->barrier);
 	w->t0 = now_ns();
-	switch (w->work) {
-	case WORK_PINPAIR:
+	if (w->io->cmd[0]) {
+		ioctl_rounds(w->io, w->iters);
+	} else {
 		for (i = 0; i < w->iters; i++) {
-			if (ioctl(w->fd, ASHMEM_PIN, &pin) < 0 ||
-			    ioctl(w->fd, ASHMEM_UNPIN, &pin) < 0) {
-				w->err = errno;
-				break;
-			}
-		}
-		break;
-	case WORK_STATUS:
-		for (i = 0; i < w->iters; i++) {
-			if (ioctl(w->fd, ASHMEM_GET_PIN_STATUS, &pin) < 0) {
-				w->err = errno;
-				break;
-			}
-		}
-		break;
-	case WORK_GETSIZE:
-		for (i = 0; i < w->iters; i++) {
-			if (ioctl(w->fd, ASHMEM_GET_SIZE) < 0) {
-				w->err = errno;
-				break;
-			}
-		}
-		break;
-	case WORK_SPIN:
-		for (i = 0; i < w->iters; i++) {
-			unsigned long x = 0;
-			int j;
-
 			/* The empty asm keeps the compiler from folding the loop. */
 			for (j = 0; j < 1000; j++) {
 				x += j;
 				asm volatile("" : "+r" (x));
 			}
 		}
-		break;
 	}
 	w->t1 = now_ns();
 	return NULL;
 }
 
-/* The threads of one side: how many, on which areas and pages. */
+/* The threads of one side, and what each times. */
 struct team {
 	int nthreads;
-	enum work work;
-	int fd[2];
-	unsigned long page[2];
+	struct ioctls io[2];
 };
 
 static double team_run(struct side *s, long iters)
@@ -567,33 +579,19 @@ static double team_run(struct side *s, long iters)
 	pthread_barrier_init(&barrier, NULL, team->nthreads);
 	for (i = 0; i < team->nthreads; i++) {
 		w[i] = (struct worker){
-			.barrier = &barrier, .work = team->work,
-			.cpu = i % ncpus, .fd = team->fd[i],
-			.page = team->page[i], .iters = iters,
+			.barrier = &barrier, .io = &team->io[i],
+			.cpu = i % ncpus, .iters = iters,
 		};
 		if (pthread_create(&w[i].thread, NULL, worker_main, &w[i]))
 			fail("pthread_create");
 	}
 	for (i = 0; i < team->nthreads; i++) {
 		pthread_join(w[i].thread, NULL);
-		if (w[i].err) {
-			errno = w[i].err;
-			fail("ioctl in thread %d", i);
-		}
 		t0 = w[i].t0 < t0 ? w[i].t0 : t0;
 		t1 = w[i].t1 > t1 ? w[i].t1 : t1;
 	}
 	pthread_barrier_destroy(&barrier);
 	return t1 - t0;
-}
-
-static struct side team_side(const char *label, const char *unit,
-			     struct team *team)
-{
-	return (struct side){
-		.label = label, .unit = unit, .run = team_run, .ctx = team,
-		.rate = true, .per_op = team->nthreads, .div = 1e3,
-	};
 }
 
 /*
@@ -607,25 +605,26 @@ static void measure_parallel(void)
 {
 	static const struct {
 		const char *label, *unit;
-		enum work work;
+		unsigned long cmd[2];	/* none: the CPU loop */
 		int nthreads;
 		bool same_area;
 	} def[] = {
-		{ "PIN+UNPIN, 1 thread", "kpair/s", WORK_PINPAIR, 1, false },
-		{ "PIN+UNPIN, 2 thr, 2 areas", "kpair/s", WORK_PINPAIR, 2, false },
-		{ "PIN+UNPIN, 2 thr, 1 area", "kpair/s", WORK_PINPAIR, 2, true },
-		{ "GET_PIN_STATUS, 1 thread", "kioctl/s", WORK_STATUS, 1, false },
-		{ "GET_PIN_STATUS, 2 thr, 2 ar", "kioctl/s", WORK_STATUS, 2, false },
-		{ "GET_SIZE, 1 thread", "kioctl/s", WORK_GETSIZE, 1, false },
-		{ "GET_SIZE, 2 thr, 2 areas", "kioctl/s", WORK_GETSIZE, 2, false },
-		{ "CPU loop, 1 thread", "kloop/s", WORK_SPIN, 1, false },
-		{ "CPU loop, 2 threads", "kloop/s", WORK_SPIN, 2, false },
+		{ "PIN+UNPIN, 1 thread", "kpair/s", { ASHMEM_PIN, ASHMEM_UNPIN }, 1 },
+		{ "PIN+UNPIN, 2 thr, 2 areas", "kpair/s", { ASHMEM_PIN, ASHMEM_UNPIN }, 2 },
+		{ "PIN+UNPIN, 2 thr, 1 area", "kpair/s", { ASHMEM_PIN, ASHMEM_UNPIN }, 2, true },
+		{ "GET_PIN_STATUS, 1 thread", "kioctl/s", { ASHMEM_GET_PIN_STATUS }, 1 },
+		{ "GET_PIN_STATUS, 2 thr, 2 ar", "kioctl/s", { ASHMEM_GET_PIN_STATUS }, 2 },
+		{ "GET_SIZE, 1 thread", "kioctl/s", { ASHMEM_GET_SIZE }, 1 },
+		{ "GET_SIZE, 2 thr, 2 areas", "kioctl/s", { ASHMEM_GET_SIZE }, 2 },
+		{ "CPU loop, 1 thread", "kloop/s", { 0 }, 1 },
+		{ "CPU loop, 2 threads", "kloop/s", { 0 }, 2 },
 	};
 	enum { N = ARRAY_SIZE(def) };
+	static const unsigned long page[2] = { 17, 49 };
 	static struct side sides[N];
 	static struct team teams[N];
 	long iters = 0;
-	int fd[2], i, j;
+	int fd[2], i, t;
 
 	printf("\n[2] parallel scaling: operations per second, threads pinned to CPUs 0 and 1\n"
 	       "    (areas of 65 pages with 32 unpinned ranges; PIN+UNPIN pairs of page 17 in\n"
@@ -633,20 +632,19 @@ static void measure_parallel(void)
 	if (ncpus < 2)
 		printf("    note: only %d CPU online: 2 threads cannot run in parallel\n",
 		       ncpus);
-	for (i = 0; i < 2; i++) {
-		unsigned long p;
-
-		fd[i] = area_ready(65);
-		for (p = 1; p < 65; p += 2)
-			pin_check(fd[i], ASHMEM_UNPIN, p, 1);
-	}
+	fd[0] = area_odd_unpinned(65);
+	fd[1] = area_odd_unpinned(65);
 	for (i = 0; i < N; i++) {
-		teams[i] = (struct team){
-			.nthreads = def[i].nthreads, .work = def[i].work,
-			.fd = { fd[0], def[i].same_area ? fd[0] : fd[1] },
-			.page = { 17, 49 },
+		teams[i].nthreads = def[i].nthreads;
+		for (t = 0; t < def[i].nthreads; t++)
+			on_page(&teams[i].io[t], def[i].label,
+				fd[def[i].same_area ? 0 : t], page[t],
+				def[i].cmd[0], def[i].cmd[1]);
+		sides[i] = (struct side){
+			.label = def[i].label, .unit = def[i].unit,
+			.run = team_run, .ctx = &teams[i], .rate = true,
+			.per_op = def[i].nthreads, .div = 1e3,
 		};
-		sides[i] = team_side(def[i].label, def[i].unit, &teams[i]);
 		/* A thread of a 2-thread side does what the 1 thread does. */
 		if (def[i].nthreads == 1) {
 			calibrate(&sides[i]);
@@ -654,12 +652,7 @@ static void measure_parallel(void)
 		}
 		sides[i].iters = iters;
 	}
-	for (i = 0; i < reps; i++)
-		for (j = 0; j < N; j++)
-			sides[j].v[i] = figure(&sides[j],
-					       team_run(&sides[j], sides[j].iters));
-	for (i = 0; i < N; i++)
-		print_side(&sides[i]);
+	sample_sides(sides, N);
 	report("2", "parallel: 2 thr 2 areas / 1 thr", &sides[1], &sides[0], 1.7);
 	report("2s", "parallel: 2 thr 1 area / 1 thr", &sides[2], &sides[0], 0);
 	report("2p", "ctl: GET_PIN_STATUS 2 thr / 1", &sides[4], &sides[3], 0);
@@ -806,24 +799,15 @@ static void print_lifecycle_steps(long iters)
 static void measure_lifecycle(void)
 {
 	static int memfd;	/* a ctx that is not NULL */
-	static struct side sides[4] = {
-		{ .label = "ashmem: open+SET_SIZE+...", .run = lifecycle },
-		{ .label = "memfd: create+ftruncate+...", .run = lifecycle, .ctx = &memfd },
-		{ .label = "ashmem: open+close only", .run = open_close },
-		{ .label = "memfd: create+close only", .run = open_close, .ctx = &memfd },
-	};
-	int i;
+	static struct side sides[4];
 
 	printf("\n[3] area lifecycle: create + size + mmap(MAP_SHARED, 64 KiB) +\n"
 	       "    touch 1 page + munmap + close; for reference, create + close alone\n");
-	for (i = 0; i < 4; i++) {
-		sides[i].unit = "us/area";
-		sides[i].per_op = 1;
-		sides[i].div = 1e3;
-	}
+	sides[0] = us_side("ashmem: open+SET_SIZE+...", "us/area", lifecycle, NULL);
+	sides[1] = us_side("memfd: create+ftruncate+...", "us/area", lifecycle, &memfd);
+	sides[2] = us_side("ashmem: open+close only", "us/area", open_close, NULL);
+	sides[3] = us_side("memfd: create+close only", "us/area", open_close, &memfd);
 	sample_sides(sides, 4);
-	for (i = 0; i < 4; i++)
-		print_side(&sides[i]);
 	report("3", "lifecycle: ashmem / memfd", &sides[0], &sides[1], 1.10);
 	report("3o", "ctl: open+close / create+close", &sides[2], &sides[3], 0);
 	print_lifecycle_steps(sides[1].iters);
@@ -831,93 +815,36 @@ static void measure_lifecycle(void)
 
 /* ---- 4: ioctl floor ------------------------------------------------- */
 
-struct floor {
-	int fd;
-	unsigned long page;
-	size_t size;
-};
-
-/* PIN of page 8 while it is pinned: everything but the range work. */
-static double floor_noop_pin(struct side *s, long iters)
-{
-	struct floor *f = s->ctx;
-	struct ashmem_pin pin = {
-		.offset = f->page * page_size,
-		.len = page_size,
-	};
-	uint64_t t0 = now_ns();
-	long i;
-
-	for (i = 0; i < iters; i++) {
-		if (ioctl(f->fd, ASHMEM_PIN, &pin) != ASHMEM_NOT_PURGED)
-			fail("PIN of pinned page %lu", f->page);
-	}
-	return now_ns() - t0;
-}
-
-/* SET_PROT_MASK to the mask the area has: the area's lock, no copy-in. */
-static double floor_set_prot(struct side *s, long iters)
-{
-	struct floor *f = s->ctx;
-	unsigned long prot = PROT_READ | PROT_WRITE | PROT_EXEC;
-	uint64_t t0 = now_ns();
-	long i;
-
-	for (i = 0; i < iters; i++) {
-		if (ioctl(f->fd, ASHMEM_SET_PROT_MASK, prot) < 0)
-			fail("ASHMEM_SET_PROT_MASK");
-	}
-	return now_ns() - t0;
-}
-
-static double floor_get_size(struct side *s, long iters)
-{
-	struct floor *f = s->ctx;
-	uint64_t t0 = now_ns();
-	long i;
-
-	for (i = 0; i < iters; i++) {
-		if (ioctl(f->fd, ASHMEM_GET_SIZE) != (long)f->size)
-			fail("ASHMEM_GET_SIZE");
-	}
-	return now_ns() - t0;
-}
-
+/*
+ * On page 8 of an area of 16, all pinned: UNPIN then PIN; GET_SIZE; PIN of
+ * the pinned page (everything but the range work); SET_PROT_MASK to the
+ * mask the area has (the area's lock, no copy-in).
+ */
 static void measure_floor(void)
 {
+	static struct ioctls io[4];
 	static struct side sides[4];
-	static struct ranges pair;
-	static struct floor f;
+	int fd = area_ready(16);
 
 	printf("\n[4] ioctl floor: UNPIN+PIN of one page (of 16, all pinned) vs one GET_SIZE;\n"
 	       "    for reference, PIN of a pinned page (copy-in, lock, look-up, no change)\n"
 	       "    and SET_PROT_MASK to the same mask (lock only)\n");
-	f.size = 16 * page_size;
-	f.fd = area_ready(16);
-	f.page = 8;
-	/* UNPIN then PIN of page 8 of an otherwise pinned 16-page area. */
-	pair = (struct ranges){ .fd = f.fd, .target = f.page, .merge = true };
-	sides[0] = (struct side){ .label = "UNPIN+PIN pair", .unit = "us/pair",
-				  .run = ranges_run, .ctx = &pair,
-				  .per_op = 1, .div = 1e3 };
-	sides[1] = (struct side){ .label = "GET_SIZE", .unit = "us/ioctl",
-				  .run = floor_get_size, .ctx = &f,
-				  .per_op = 1, .div = 1e3 };
-	sides[2] = (struct side){ .label = "PIN of a pinned page", .unit = "us/ioctl",
-				  .run = floor_noop_pin, .ctx = &f,
-				  .per_op = 1, .div = 1e3 };
-	sides[3] = (struct side){ .label = "SET_PROT_MASK, same mask",
-				  .unit = "us/ioctl", .run = floor_set_prot,
-				  .ctx = &f, .per_op = 1, .div = 1e3 };
+	on_page(&io[0], "UNPIN+PIN", fd, 8, ASHMEM_UNPIN, ASHMEM_PIN);
+	on_page(&io[1], "GET_SIZE", fd, 8, ASHMEM_GET_SIZE, 0);
+	io[1].want = 16 * page_size;
+	on_page(&io[2], "PIN of pinned", fd, 8, ASHMEM_PIN, 0);
+	io[2].want = ASHMEM_NOT_PURGED;
+	on_page(&io[3], "SET_PROT_MASK", fd, 8, ASHMEM_SET_PROT_MASK, 0);
+	io[3].arg = PROT_RWX;
+	sides[0] = us_side("UNPIN+PIN pair", "us/pair", ioctls_run, &io[0]);
+	sides[1] = us_side("GET_SIZE", "us/ioctl", ioctls_run, &io[1]);
+	sides[2] = us_side("PIN of a pinned page", "us/ioctl", ioctls_run, &io[2]);
+	sides[3] = us_side("SET_PROT_MASK, same mask", "us/ioctl", ioctls_run, &io[3]);
 	sample_sides(sides, 4);
-	print_side(&sides[0]);
-	print_side(&sides[1]);
-	print_side(&sides[2]);
-	print_side(&sides[3]);
 	report("4", "ioctl floor: pair / GET_SIZE", &sides[0], &sides[1], 2.5);
 	report("4n", "ctl: no-op PIN / GET_SIZE", &sides[2], &sides[1], 0);
 	report("4m", "ctl: SET_PROT_MASK / GET_SIZE", &sides[3], &sides[1], 0);
-	close(f.fd);
+	close(fd);
 }
 
 /* ---- 5: purge throughput -------------------------------------------- */
@@ -1013,7 +940,7 @@ static void measure_purge(unsigned long stride, const char *id)
 {
 	static struct purge pgs[2];
 	static struct side sides[2][2];
-	static char labels[2][2][48];
+	static char labels[2][48];
 	struct purge *pg = &pgs[stride == 2];
 	struct side *sd = sides[stride == 2];
 	char name[48];
@@ -1033,21 +960,16 @@ static void measure_purge(unsigned long stride, const char *id)
 		printf("    skipped: PURGE_ALL_CACHES needs CAP_SYS_ADMIN\n");
 		return;
 	}
-	snprintf(labels[stride == 2][0], sizeof(labels[0][0]),
-		 "ashmem: 1 PURGE_ALL_CACHES");
-	snprintf(labels[stride == 2][1], sizeof(labels[0][0]),
+	snprintf(labels[stride == 2], sizeof(labels[0]),
 		 "memfd: %lu fallocate(PUNCH)", pg->size / page_size / stride);
-	sd[0] = (struct side){ .label = labels[stride == 2][0],
+	sd[0] = (struct side){ .label = "ashmem: 1 PURGE_ALL_CACHES",
 			       .unit = "kpage/s", .run = purge_ashmem, .ctx = pg,
 			       .rate = true, .fixed = true,
 			       .per_op = pg->pages, .div = 1e3 };
-	sd[1] = (struct side){ .label = labels[stride == 2][1],
-			       .unit = "kpage/s", .run = purge_memfd, .ctx = pg,
-			       .rate = true, .fixed = true,
-			       .per_op = pg->pages, .div = 1e3 };
+	sd[1] = sd[0];
+	sd[1].label = labels[stride == 2];
+	sd[1].run = purge_memfd;
 	sample_sides(sd, 2);
-	print_side(&sd[0]);
-	print_side(&sd[1]);
 	snprintf(name, sizeof(name), "purge, %lu-page ranges: ashmem/memfd",
 		 stride - 1);
 	report(id, name, &sd[0], &sd[1], stride == 2 ? 0 : 0.8);
@@ -1087,8 +1009,6 @@ static void measure_faults(void)
 	sides[1].label = "memfd";
 	sides[1].ctx = &fault_size;
 	sample_sides(sides, 2);
-	print_side(&sides[0]);
-	print_side(&sides[1]);
 	report("6", "faults: ashmem / memfd", &sides[0], &sides[1], 1.05);
 }
 

@@ -985,19 +985,22 @@ static bool ioctl_purge(struct worker *w, int fd, struct area *a, unsigned long 
 	return true;
 }
 
-static bool (*const ioctl_fns[NR_IOCTLS])(struct worker *w, int fd,
-					  struct area *a, unsigned long cmd) = {
-	[_IOC_NR(ASHMEM_SET_NAME) - 1] = ioctl_set_name,
-	[_IOC_NR(ASHMEM_GET_NAME) - 1] = ioctl_get_name,
-	[_IOC_NR(ASHMEM_SET_SIZE) - 1] = ioctl_set_rnd_size,
-	[_IOC_NR(ASHMEM_GET_SIZE) - 1] = ioctl_get_size,
-	[_IOC_NR(ASHMEM_SET_PROT_MASK) - 1] = ioctl_set_prot_mask,
-	[_IOC_NR(ASHMEM_GET_PROT_MASK) - 1] = ioctl_get_prot_mask,
-	[_IOC_NR(ASHMEM_PIN) - 1] = ioctl_pin,
-	[_IOC_NR(ASHMEM_UNPIN) - 1] = ioctl_pin,
-	[_IOC_NR(ASHMEM_GET_PIN_STATUS) - 1] = ioctl_pin,
-	[_IOC_NR(ASHMEM_PURGE_ALL_CACHES) - 1] = ioctl_purge,
-	[_IOC_NR(ASHMEM_GET_FILE_ID) - 1] = ioctl_get_file_id,
+/* The driver's ioctls by number (1 to 11), each with its check. */
+static const struct {
+	unsigned long cmd;
+	bool (*check)(struct worker *w, int fd, struct area *a, unsigned long cmd);
+} ioctls[NR_IOCTLS] = {
+	{ ASHMEM_SET_NAME, ioctl_set_name },
+	{ ASHMEM_GET_NAME, ioctl_get_name },
+	{ ASHMEM_SET_SIZE, ioctl_set_rnd_size },
+	{ ASHMEM_GET_SIZE, ioctl_get_size },
+	{ ASHMEM_SET_PROT_MASK, ioctl_set_prot_mask },
+	{ ASHMEM_GET_PROT_MASK, ioctl_get_prot_mask },
+	{ ASHMEM_PIN, ioctl_pin },
+	{ ASHMEM_UNPIN, ioctl_pin },
+	{ ASHMEM_GET_PIN_STATUS, ioctl_pin },
+	{ ASHMEM_PURGE_ALL_CACHES, ioctl_purge },
+	{ ASHMEM_GET_FILE_ID, ioctl_get_file_id },
 };
 
 /* @cmd, one of the driver's, on one of our areas or a bad fd. */
@@ -1008,7 +1011,7 @@ static bool ioctl_checked(struct worker *w, unsigned long cmd)
 	bool ok;
 
 	if (a)
-		ok = ioctl_fns[_IOC_NR(cmd) - 1](w, fd, a, cmd);
+		ok = ioctls[_IOC_NR(cmd) - 1].check(w, fd, a, cmd);
 	else
 		ok = expect(w, kres(xioctl(fd, cmd, (unsigned long)w->scratch)),
 			    -EBADF, "ioctl(%d, %#lx)", fd, cmd) && false;
@@ -1020,41 +1023,30 @@ static bool ioctl_checked(struct worker *w, unsigned long cmd)
 /* The ioctl numbers of the driver: @cmd's in this process, or 0. */
 static unsigned long ashmem_cmd(unsigned long cmd)
 {
-	static const unsigned long cmds[][2] = {
-		{ ASHMEM_SET_NAME, ASHMEM_SET_NAME },
-		{ ASHMEM_GET_NAME, ASHMEM_GET_NAME },
-		{ ASHMEM_SET_SIZE, ASHMEM_SET_SIZE },
-		{ ASHMEM_GET_SIZE, ASHMEM_GET_SIZE },
-		{ ASHMEM_SET_PROT_MASK, ASHMEM_SET_PROT_MASK },
-		{ ASHMEM_GET_PROT_MASK, ASHMEM_GET_PROT_MASK },
-		{ ASHMEM_PIN, ASHMEM_PIN },
-		{ ASHMEM_UNPIN, ASHMEM_UNPIN },
-		{ ASHMEM_GET_PIN_STATUS, ASHMEM_GET_PIN_STATUS },
-		{ ASHMEM_PURGE_ALL_CACHES, ASHMEM_PURGE_ALL_CACHES },
-		{ ASHMEM_GET_FILE_ID, ASHMEM_GET_FILE_ID },
-		/* A 64-bit kernel takes their 64-bit numbers from 32-bit processes too. */
+	/* A 64-bit kernel takes their 64-bit numbers from 32-bit processes too. */
+	static const unsigned long compat[][2] = {
 		{ _IOW(__ASHMEMIOC, 3, uint64_t), ASHMEM_SET_SIZE },
 		{ _IOW(__ASHMEMIOC, 5, uint64_t), ASHMEM_SET_PROT_MASK },
 		{ _IOR(__ASHMEMIOC, 11, uint64_t), ASHMEM_GET_FILE_ID },
 	};
-	unsigned int i;
+	unsigned int i, nr = _IOC_NR(cmd);
 
-	for (i = 0; i < ARRAY_SIZE(cmds); i++)
-		if (cmd == cmds[i][0])
-			return cmds[i][1];
+	if (nr >= 1 && nr <= NR_IOCTLS && cmd == ioctls[nr - 1].cmd)
+		return cmd;
+	for (i = 0; i < ARRAY_SIZE(compat); i++)
+		if (cmd == compat[i][0])
+			return compat[i][1];
 	return 0;
 }
 
+/* Any but PURGE_ALL_CACHES, which op_purge() makes. */
 static bool op_ashmem_ioctl(struct worker *w)
 {
-	static const unsigned long cmds[] = {
-		ASHMEM_SET_NAME, ASHMEM_GET_NAME, ASHMEM_SET_SIZE,
-		ASHMEM_GET_SIZE, ASHMEM_SET_PROT_MASK, ASHMEM_GET_PROT_MASK,
-		ASHMEM_PIN, ASHMEM_UNPIN, ASHMEM_GET_PIN_STATUS,
-		ASHMEM_GET_FILE_ID,
-	};
+	unsigned int i = below(&w->rng, NR_IOCTLS - 1);
 
-	return ioctl_checked(w, cmds[below(&w->rng, ARRAY_SIZE(cmds))]);
+	if (i >= _IOC_NR(ASHMEM_PURGE_ALL_CACHES) - 1)
+		i++;
+	return ioctl_checked(w, ioctls[i].cmd);
 }
 
 /*
@@ -1235,16 +1227,6 @@ static bool private_merged(struct mapping *m)
 	return true;
 }
 
-/* After a failed first mmap(), did it create the backing file? */
-static void probe_mapped(struct worker *w, int fd, struct area *a)
-{
-	unsigned long id;
-
-	a->mapped = kres(xioctl(fd, ASHMEM_GET_FILE_ID, (unsigned long)&id)) != -EINVAL;
-	if (a->mapped)
-		a->ino = fdinfo_num(fd, "inode");
-}
-
 static bool op_mmap(struct worker *w)
 {
 	static const int types[] = { MAP_SHARED, MAP_SHARED, MAP_PRIVATE };
@@ -1291,8 +1273,13 @@ static bool op_mmap(struct worker *w)
 	want = mmap_want(a, len, prot, flags, off);
 	/* The first mmap() creates the backing file, which may fail. */
 	if (!want && !a->mapped && (res == -ENOMEM || res == -ENFILE)) {
+		unsigned long id;
+
 		w->st->enomem++;
-		probe_mapped(w, fd, a);
+		/* Did it create the backing file before it failed? */
+		a->mapped = kres(xioctl(fd, ASHMEM_GET_FILE_ID, (unsigned long)&id)) != -EINVAL;
+		if (a->mapped)
+			a->ino = fdinfo_num(fd, "inode");
 		return false;
 	}
 	len = (len + page_size - 1) & ~(page_size - 1);
@@ -1731,6 +1718,7 @@ int main(int argc, char **argv)
 	double seconds = 60;
 	uint64_t deadline;
 	struct stats *st;
+	int *status;
 	pid_t *pids;
 
 	while ((opt = getopt(argc, argv, "s:n:t:p:vh")) != -1) {
@@ -1766,8 +1754,9 @@ int main(int argc, char **argv)
 
 	deadline = now_ns() + seconds * 1e9;
 	pids = calloc(procs, sizeof(*pids));
+	status = calloc(procs, sizeof(*status));
 	st = mmap(NULL, procs * sizeof(*st), PROT_RW, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	if (!pids || st == MAP_FAILED)
+	if (!pids || !status || st == MAP_FAILED)
 		ksft_exit_fail_msg("out of memory\n");
 	memset(st, 0, procs * sizeof(*st));
 	workers = st;
@@ -1780,30 +1769,19 @@ int main(int argc, char **argv)
 		if (pids[i] == 0)
 			_exit(run_worker(seed + i, limit, deadline, &st[i]));
 	}
+	/* A worker stuck in the kernel is a failure, not a hang. */
+	wait_children(pids, status, procs, deadline + 60 * 1000000000ULL);
 	for (i = 0; i < procs; i++) {
-		int status;
-		pid_t r;
-
-		/* A worker stuck in the kernel is a failure, not a hang. */
-		while ((r = waitpid(pids[i], &status, WNOHANG)) == 0 &&
-		       now_ns() < deadline + 60 * 1000000000ULL)
-			usleep(50 * 1000);
-		if (r != pids[i]) {
+		if (status[i] < 0)
 			ksft_print_msg("worker (seed %llu) still running 60 s past the deadline\n",
 				       (unsigned long long)seed + i);
-			kill(pids[i], SIGKILL);
-			failed++;
-			continue;
-		}
-		if (WIFSIGNALED(status)) {
+		else if (status[i] >= 128)	/* workers exit 0, 1 or 2 */
 			ksft_print_msg("worker with seed %llu killed by signal %d\n",
-				       (unsigned long long)seed + i, WTERMSIG(status));
-			failed++;
-		} else if (WEXITSTATUS(status)) {
+				       (unsigned long long)seed + i, status[i] - 128);
+		else if (status[i])
 			ksft_print_msg("worker with seed %llu failed (exit %d)\n",
-				       (unsigned long long)seed + i, WEXITSTATUS(status));
-			failed++;
-		}
+				       (unsigned long long)seed + i, status[i]);
+		failed += status[i] != 0;
 	}
 	failed += report(st, procs, seed, verbose);
 	ksft_test_result(!failed, "ashmem_fuzz seed %llu\n", (unsigned long long)seed);

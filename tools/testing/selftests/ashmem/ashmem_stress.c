@@ -200,14 +200,17 @@ static void fill_page(struct area *a, size_t i)
 	make_page(a->map + i * page_size, a, i);
 }
 
-static struct area *pick_area(struct thread *t, bool need_map)
+enum { UNMAPPED, MAPPED, EITHER };
+
+/* An area of ours, starting at a random one: mapped, not mapped or EITHER. */
+static struct area *pick_area(struct thread *t, int want)
 {
 	unsigned int start = below(&t->rng, AREAS), i;
 
 	for (i = 0; i < AREAS; i++) {
 		struct area *a = &t->areas[(start + i) % AREAS];
 
-		if (a->fd >= 0 && (!need_map || a->map))
+		if (a->fd >= 0 && (want == EITHER || want == !!a->map))
 			return a;
 	}
 	return NULL;
@@ -259,9 +262,8 @@ static int create_area(struct area *a)
 	if (fd < 0)
 		return -1;
 	snprintf(name, sizeof(name), "stress-%08x", a->id);
-	if (ioctl(fd, ASHMEM_SET_NAME, name) ||
-	    ioctl(fd, ASHMEM_SET_SIZE, a->size) ||
-	    ioctl(fd, ASHMEM_SET_PROT_MASK, (unsigned long)(PROT_READ | PROT_WRITE))) {
+	if (ioctl(fd, ASHMEM_SET_NAME, name) || set_size(fd, a->size) ||
+	    set_prot_mask(fd, PROT_RW)) {
 		close(fd);
 		return -1;
 	}
@@ -270,8 +272,7 @@ static int create_area(struct area *a)
 
 static char *map_area(struct area *a)
 {
-	char *p = mmap(NULL, a->npages * page_size, PROT_READ | PROT_WRITE,
-		       MAP_SHARED, a->fd, 0);
+	char *p = mmap(NULL, a->npages * page_size, PROT_RW, MAP_SHARED, a->fd, 0);
 
 	return p == MAP_FAILED ? NULL : p;
 }
@@ -294,7 +295,6 @@ static void verify_pinned(struct thread *t, struct area *a, const char *when)
 	}
 }
 
-/* fork(), with a unix socket pair @sv between parent and child. */
 /* fork(), a violation if it fails: the hogs must not starve the workers. */
 static pid_t fork_checked(struct stats *st)
 {
@@ -305,6 +305,7 @@ static pid_t fork_checked(struct stats *st)
 	return pid;
 }
 
+/* fork(), with a unix socket pair @sv between parent and child. */
 static pid_t fork_with_socket(struct stats *st, int sv[2])
 {
 	pid_t pid;
@@ -321,48 +322,57 @@ static pid_t fork_with_socket(struct stats *st, int sv[2])
 	return pid;
 }
 
-static void op_create(struct thread *t, bool in_child)
+/* Creates, maps and fills an area of @a's shape: NULL, or what failed. */
+static const char *make_area(struct area *a)
+{
+	size_t i;
+
+	a->fd = create_area(a);
+	if (a->fd < 0)
+		return "open/SET_*";
+	a->map = map_area(a);
+	if (!a->map) {
+		close(a->fd);
+		a->fd = -1;
+		return "mmap";
+	}
+	for (i = 0; i < a->npages; i++)
+		fill_page(a, i);
+	return NULL;
+}
+
+static bool op_create(struct thread *t)
+{
+	struct area *a = free_area(t);
+	const char *failed;
+
+	if (!a)
+		return false;
+	new_area_shape(t, a);
+	failed = make_area(a);
+	if (failed)
+		violation(t->st, "create: %s failed: %s", failed, strerror(errno));
+	return !failed;
+}
+
+/* A child creates and fills the area, and sends us the fd. */
+static bool op_create_in_child(struct thread *t)
 {
 	struct area *a = free_area(t);
 	int sv[2], status;
 	char byte;
-	size_t i;
 	pid_t pid;
 
 	if (!a)
-		return;
+		return false;
 	new_area_shape(t, a);
-	if (!in_child) {
-		a->fd = create_area(a);
-		if (a->fd < 0) {
-			violation(t->st, "create: open/SET_* failed: %s", strerror(errno));
-			return;
-		}
-		a->map = map_area(a);
-		if (!a->map) {
-			violation(t->st, "create: mmap failed: %s", strerror(errno));
-			close(a->fd);
-			a->fd = -1;
-			return;
-		}
-		for (i = 0; i < a->npages; i++)
-			fill_page(a, i);
-		add(&t->st->ops[S_CREATE], 1);
-		return;
-	}
-
-	/* A child creates and fills the area, and sends us the fd. */
 	pid = fork_with_socket(t->st, sv);
 	if (pid < 0)
-		return;
+		return false;
 	if (pid == 0) {
 		alarm(60);
-		a->fd = create_area(a);
-		a->map = a->fd < 0 ? NULL : map_area(a);
-		if (!a->map)
+		if (make_area(a))
 			_exit(2);
-		for (i = 0; i < a->npages; i++)
-			fill_page(a, i);
 		_exit(send_fd(sv[0], a->fd, "", 1) ? 3 : 0);
 	}
 	close(sv[0]);
@@ -374,21 +384,21 @@ static void op_create(struct thread *t, bool in_child)
 		if (a->fd >= 0)
 			close(a->fd);
 		a->fd = -1;
-		return;
+		return false;
 	}
 	/* The child's mapping is gone; the data must not be. */
 	a->map = below(&t->rng, 2) ? map_area(a) : NULL;
 	verify_pinned(t, a, "created by a child");
-	add(&t->st->ops[S_CREATE_CHILD], 1);
+	return true;
 }
 
-static void op_write(struct thread *t)
+static bool op_write(struct thread *t)
 {
-	struct area *a = pick_area(t, true);
+	struct area *a = pick_area(t, MAPPED);
 	int k;
 
 	if (!a)
-		return;
+		return false;
 	for (k = 1 + below(&t->rng, 8); k > 0; k--) {
 		size_t i = below(&t->rng, a->npages);
 
@@ -397,7 +407,7 @@ static void op_write(struct thread *t)
 		a->gen[i]++;
 		fill_page(a, i);
 	}
-	add(&t->st->ops[S_WRITE], 1);
+	return true;
 }
 
 /*
@@ -405,13 +415,13 @@ static void op_write(struct thread *t)
  * the unpinned ones of the same area: the page reads back as zeros, and
  * is written again so that the model still holds.
  */
-static void op_punch(struct thread *t)
+static bool op_punch(struct thread *t)
 {
-	struct area *a = pick_area(t, true);
+	struct area *a = pick_area(t, MAPPED);
 	size_t first, n, i;
 
 	if (!a)
-		return;
+		return false;
 	pick_range(t, a, &first, &n);
 	for (i = first; i < range_end(a, first, n); i++) {
 		char *pg = a->map + i * page_size;
@@ -421,44 +431,44 @@ static void op_punch(struct thread *t)
 		if (madvise(pg, page_size, MADV_REMOVE)) {
 			violation(t->st, "MADV_REMOVE area %08x page %zu: %s",
 				  a->id, i, strerror(errno));
-			return;
+			return false;
 		}
 		if (!all_bytes(pg, 0, page_size))
 			violation(t->st, "area %08x page %zu not zero after MADV_REMOVE",
 				  a->id, i);
 		fill_page(a, i);
 	}
-	add(&t->st->ops[S_PUNCH], 1);
+	return true;
 }
 
-static void op_unpin(struct thread *t)
+static bool op_unpin(struct thread *t)
 {
-	struct area *a = pick_area(t, false);
+	struct area *a = pick_area(t, EITHER);
 	size_t first, n, i;
 
 	if (!a)
-		return;
+		return false;
 	pick_range(t, a, &first, &n);
 	if (pin_pages(a->fd, ASHMEM_UNPIN, first, n)) {
 		violation(t->st, "UNPIN %zu+%zu of %zu pages: %s", first, n,
 			  a->npages, strerror(errno));
-		return;
+		return false;
 	}
 	for (i = first; i < range_end(a, first, n); i++)
 		a->unpinned[i] = true;
-	add(&t->st->ops[S_UNPIN], 1);
+	return true;
 }
 
-static void op_pin(struct thread *t)
+static bool op_pin(struct thread *t)
 {
-	struct area *a = pick_area(t, false);
+	struct area *a = pick_area(t, EITHER);
 	size_t first, n, i, end, zeroed = 0, was_unpinned = 0;
 	char *map, *tmp = NULL;
 	bool purger;
 	int ret;
 
 	if (!a)
-		return;
+		return false;
 	pick_range(t, a, &first, &n);
 	end = range_end(a, first, n);
 	purger = __atomic_load_n(&t->st->purger_started, __ATOMIC_RELAXED);
@@ -466,15 +476,15 @@ static void op_pin(struct thread *t)
 	if (ret < 0) {
 		if (errno == ENOMEM && !t->st->strict) {
 			add(&t->st->pin_enomem, 1);
-			return;
+			return false;
 		}
 		violation(t->st, "PIN %zu+%zu of %zu pages: %s", first, n,
 			  a->npages, strerror(errno));
-		return;
+		return false;
 	}
 	if (ret != ASHMEM_WAS_PURGED && ret != ASHMEM_NOT_PURGED) {
 		violation(t->st, "PIN returned %d", ret);
-		return;
+		return false;
 	}
 
 	for (i = first; i < end; i++) {
@@ -531,17 +541,17 @@ static void op_pin(struct thread *t)
 		add(&t->st->not_purged, 1);
 	}
 	add(&t->st->pages_purged, zeroed);
-	add(&t->st->ops[S_PIN], 1);
+	return true;
 }
 
-static void op_status(struct thread *t)
+static bool op_status(struct thread *t)
 {
-	struct area *a = pick_area(t, false);
+	struct area *a = pick_area(t, EITHER);
 	size_t first, n, i, end;
 	int ret, expect = ASHMEM_IS_PINNED;
 
 	if (!a)
-		return;
+		return false;
 	pick_range(t, a, &first, &n);
 	end = range_end(a, first, n);
 	for (i = first; i < end; i++)
@@ -551,17 +561,17 @@ static void op_status(struct thread *t)
 	if (ret != expect)
 		violation(t->st, "GET_PIN_STATUS area %08x pages %zu-%zu: %d, expected %d",
 			  a->id, first, end - 1, ret, expect);
-	add(&t->st->ops[S_STATUS], 1);
+	return true;
 }
 
-static void op_fdinfo(struct thread *t)
+static bool op_fdinfo(struct thread *t)
 {
-	struct area *a = pick_area(t, false);
+	struct area *a = pick_area(t, EITHER);
 	struct page_counts c;
 	size_t i, model = 0;
 
 	if (!a)
-		return;
+		return false;
 	for (i = 0; i < a->npages; i++)
 		model += !a->unpinned[i];
 	/* One read of fdinfo: a consistent snapshot. */
@@ -570,52 +580,47 @@ static void op_fdinfo(struct thread *t)
 		violation(t->st,
 			  "fdinfo of area %08x: pinned %lld unpinned %lld purged %lld, expected %zu pinned of %zu",
 			  a->id, c.pinned, c.unpinned, c.purged, model, a->npages);
-	add(&t->st->ops[S_FDINFO], 1);
+	return true;
 }
 
-static void op_munmap(struct thread *t)
+static bool op_munmap(struct thread *t)
 {
-	struct area *a = pick_area(t, true);
+	struct area *a = pick_area(t, MAPPED);
 
 	if (!a)
-		return;
+		return false;
 	munmap(a->map, a->npages * page_size);
 	a->map = NULL;
-	add(&t->st->ops[S_MUNMAP], 1);
+	return true;
 }
 
-static void op_remap(struct thread *t)
+static bool op_remap(struct thread *t)
 {
-	unsigned int start = below(&t->rng, AREAS), i;
-	struct area *a = NULL;
+	struct area *a = pick_area(t, UNMAPPED);
 
-	for (i = 0; i < AREAS && !a; i++)
-		if (t->areas[(start + i) % AREAS].fd >= 0 &&
-		    !t->areas[(start + i) % AREAS].map)
-			a = &t->areas[(start + i) % AREAS];
 	if (!a)
-		return;
+		return false;
 	a->map = map_area(a);
 	if (!a->map) {
 		violation(t->st, "mmap of area %08x again: %s", a->id, strerror(errno));
-		return;
+		return false;
 	}
 	verify_pinned(t, a, "mapped again");
-	add(&t->st->ops[S_REMAP], 1);
+	return true;
 }
 
-static void op_pread(struct thread *t)
+static bool op_pread(struct thread *t)
 {
-	struct area *a = pick_area(t, false);
+	struct area *a = pick_area(t, EITHER);
 	char *map;
 
 	if (!a)
-		return;
+		return false;
 	map = a->map;
 	a->map = NULL;		/* classify() reads with pread() */
 	verify_pinned(t, a, "pread");
 	a->map = map;
-	add(&t->st->ops[S_PREAD], 1);
+	return true;
 }
 
 static void close_area(struct thread *t, struct area *a, bool keep_map)
@@ -648,28 +653,36 @@ static void close_area(struct thread *t, struct area *a, bool keep_map)
 	a->map = NULL;
 }
 
-static void op_close(struct thread *t, bool keep_map)
+static bool op_close(struct thread *t)
 {
-	struct area *a = pick_area(t, keep_map);
+	struct area *a = pick_area(t, EITHER);
 
-	if (!a)
-		return;
-	close_area(t, a, keep_map);
-	add(&t->st->ops[keep_map ? S_CLOSE_KEEP_MAP : S_CLOSE], 1);
+	if (a)
+		close_area(t, a, false);
+	return a;
+}
+
+static bool op_close_keep_map(struct thread *t)
+{
+	struct area *a = pick_area(t, MAPPED);
+
+	if (a)
+		close_area(t, a, true);
+	return a;
 }
 
 /* A child checks an area through what it inherited. */
-static void op_fork_check(struct thread *t)
+static bool op_fork_check(struct thread *t)
 {
-	struct area *a = pick_area(t, false);
+	struct area *a = pick_area(t, EITHER);
 	int status;
 	pid_t pid;
 
 	if (!a)
-		return;
+		return false;
 	pid = fork_checked(t->st);
 	if (pid < 0)
-		return;
+		return false;
 	if (pid == 0) {
 		unsigned long before = t->st->violations;
 		size_t i;
@@ -694,22 +707,22 @@ static void op_fork_check(struct thread *t)
 	status = wait_child(pid);
 	if (status > 1)
 		violation(t->st, "fork check: child status %d", status);
-	add(&t->st->ops[S_FORK_CHECK], 1);
+	return true;
 }
 
 /* A child gets the area over a unix socket, maps it read-only and checks. */
-static void op_pass_fd_check(struct thread *t)
+static bool op_pass_fd_check(struct thread *t)
 {
-	struct area *a = pick_area(t, false);
+	struct area *a = pick_area(t, EITHER);
 	int sv[2], status;
 	char byte;
 	pid_t pid;
 
 	if (!a)
-		return;
+		return false;
 	pid = fork_with_socket(t->st, sv);
 	if (pid < 0)
-		return;
+		return false;
 	if (pid == 0) {
 		unsigned long before = t->st->violations;
 		char *p;
@@ -735,43 +748,23 @@ static void op_pass_fd_check(struct thread *t)
 	status = wait_child(pid);
 	if (status > 1)
 		violation(t->st, "pass fd check: child status %d", status);
-	add(&t->st->ops[S_PASS_FD_CHECK], 1);
+	return true;
 }
 
-static void op_create_here(struct thread *t)
+static bool op_verify(struct thread *t)
 {
-	op_create(t, false);
-}
+	struct area *a = pick_area(t, MAPPED);
 
-static void op_create_in_child(struct thread *t)
-{
-	op_create(t, true);
-}
-
-static void op_verify(struct thread *t)
-{
-	struct area *a = pick_area(t, true);
-
-	if (a) {
+	if (a)
 		verify_pinned(t, a, "verify");
-		add(&t->st->ops[S_VERIFY], 1);
-	}
+	return a;
 }
 
-static void op_close_area(struct thread *t)
-{
-	op_close(t, false);
-}
-
-static void op_close_keep_map(struct thread *t)
-{
-	op_close(t, true);
-}
-
-static void (*const sop_fns[NR_SOPS])(struct thread *t) = {
-	op_create_here, op_create_in_child, op_write, op_verify, op_unpin,
+/* Each returns whether it ran, for the count of its kind. */
+static bool (*const sop_fns[NR_SOPS])(struct thread *t) = {
+	op_create, op_create_in_child, op_write, op_verify, op_unpin,
 	op_pin, op_status, op_fdinfo, op_munmap, op_remap, op_pread,
-	op_close_area, op_close_keep_map, op_fork_check, op_pass_fd_check,
+	op_close, op_close_keep_map, op_fork_check, op_pass_fd_check,
 	op_punch,
 };
 
@@ -780,8 +773,12 @@ static void *worker_thread(void *arg)
 	struct thread *t = arg;
 	unsigned int i;
 
-	while (!__atomic_load_n(&t->st->stop, __ATOMIC_RELAXED) && now_ns() < t->deadline)
-		sop_fns[pick_weighted(&t->rng, sop_weights, NR_SOPS)](t);
+	while (!__atomic_load_n(&t->st->stop, __ATOMIC_RELAXED) && now_ns() < t->deadline) {
+		unsigned int op = pick_weighted(&t->rng, sop_weights, NR_SOPS);
+
+		if (sop_fns[op](t))
+			add(&t->st->ops[op], 1);
+	}
 	for (i = 0; i < AREAS; i++)
 		if (t->areas[i].fd >= 0)
 			close_area(t, &t->areas[i], below(&t->rng, 2));
@@ -937,41 +934,16 @@ int main(int argc, char **argv)
 		wpids[i] = fork();
 		if (wpids[i] == 0)
 			_exit(run_worker(st, i, threads, seed, deadline));
-		wstatus[i] = -1;
 	}
 	pg = (struct purger){ st, start + seconds * 0.5e9, deadline };
 	if (pthread_create(&purger, NULL, purger_thread, &pg))
 		ksft_exit_fail_msg("pthread_create failed\n");
 
 	/* Wait for the workers; one stuck in the kernel is a failure. */
-	for (;;) {
-		unsigned int running = 0;
-
-		for (i = 0; i < workers; i++) {
-			int status;
-
-			if (wstatus[i] >= 0)
-				continue;
-			if (waitpid(wpids[i], &status, WNOHANG) == wpids[i])
-				wstatus[i] = WIFEXITED(status) ? WEXITSTATUS(status) :
-								  128 + WTERMSIG(status);
-			else
-				running++;
-		}
-		if (!running)
-			break;
-		if (now_ns() > deadline + 120 * 1000000000ULL) {
-			for (i = 0; i < workers; i++) {
-				if (wstatus[i] >= 0)
-					continue;
-				violation(st, "worker %u still running 120 s after the deadline",
-					  i);
-				kill(wpids[i], SIGKILL);
-			}
-			break;
-		}
-		usleep(100 * 1000);
-	}
+	wait_children(wpids, wstatus, workers, deadline + 120 * 1000000000ULL);
+	for (i = 0; i < workers; i++)
+		if (wstatus[i] < 0)
+			violation(st, "worker %u still running 120 s after the deadline", i);
 	__atomic_store_n(&st->stop, 1, __ATOMIC_RELAXED);
 	pthread_join(purger, NULL);
 	for (i = 0; i < hogs; i++)

@@ -536,3 +536,30 @@ uint64_t now_ns(void)
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
+
+void wait_children(const pid_t *pids, int *status, int n, uint64_t until)
+{
+	int i, left, st;
+
+	for (i = 0; i < n; i++)
+		status[i] = -1;
+	for (;;) {
+		for (i = 0, left = 0; i < n; i++) {
+			if (status[i] >= 0)
+				continue;
+			if (waitpid(pids[i], &st, WNOHANG) != pids[i])
+				left++;
+			else if (WIFEXITED(st))
+				status[i] = WEXITSTATUS(st);
+			else
+				status[i] = 128 + WTERMSIG(st);
+		}
+		if (!left || now_ns() >= until)
+			break;
+		usleep(50 * 1000);
+	}
+	/* Not reaped: a child stuck in the kernel would block us too. */
+	for (i = 0; i < n; i++)
+		if (status[i] < 0)
+			kill(pids[i], SIGKILL);
+}

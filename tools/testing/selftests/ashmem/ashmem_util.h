@@ -178,6 +178,13 @@ static inline int recv_fd(int sock, void *data, size_t len)
 	return fd;
 }
 
+/*
+ * Waits for @n children until now_ns() reaches @until: @status[i] is what
+ * wait_child() would say, or -1 for a child still running then, which is
+ * killed.
+ */
+void wait_children(const pid_t *pids, int *status, int n, uint64_t until);
+
 #ifdef __KSELFTEST_H
 /*
  * The start of a program with one TAP result: its plan, or a skip.  Here,
