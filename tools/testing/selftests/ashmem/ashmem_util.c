@@ -536,3 +536,16 @@ uint64_t now_ns(void)
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
+
+void *map_fd(int fd, size_t len, int prot, int flags, off_t off)
+{
+	return mmap(NULL, len, prot, flags, fd, off);
+}
+
+int read_line(const char *path, char *buf, size_t len)
+{
+	if (read_small(path, buf, len))
+		return -1;
+	buf[strcspn(buf, "\n")] = '\0';
+	return 0;
+}
