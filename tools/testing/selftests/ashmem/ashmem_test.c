@@ -16,7 +16,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <grp.h>
 #include <pthread.h>
 #include <linux/falloc.h>
 #include <signal.h>
@@ -31,7 +30,6 @@
 #include <sys/sysinfo.h>
 #include <sys/time.h>
 #include <sys/xattr.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <linux/ashmem.h>
@@ -494,23 +492,16 @@ TEST_F(ashmem_state, argument_ignored_where_there_is_none)
 TEST_F(ashmem_state, unknown_ioctls_enotty)
 {
 	const unsigned long cmds[] = {
-		_IO(__ASHMEMIOC, 0),
-		_IO(__ASHMEMIOC, 12),
-		_IO(__ASHMEMIOC, 0xff),
+		_IO(__ASHMEMIOC, 0), _IO(__ASHMEMIOC, 12), _IO(__ASHMEMIOC, 0xff),
 		_IOR(__ASHMEMIOC, 1, char[ASHMEM_NAME_LEN]),	/* SET_NAME, wrong way */
 		_IOW(__ASHMEMIOC, 2, char[ASHMEM_NAME_LEN]),	/* GET_NAME, wrong way */
 		_IO(__ASHMEMIOC, 1),
 		_IO(__ASHMEMIOC, 7),				/* PIN without size */
 		_IOW(__ASHMEMIOC, 9, struct ashmem_pin),	/* not Android's */
-		_IOR(__ASHMEMIOC, 4, int),
-		_IOWR(__ASHMEMIOC, 8, struct ashmem_pin),
-		_IO(0x78, 4),
-		_IO('W', 7),
-		0,
-		0xffffffffUL,
-		/* The 32-bit numbers mean nothing to a 64-bit process. */
-		_IOW(__ASHMEMIOC, 3, uint32_t),
-		_IOW(__ASHMEMIOC, 5, uint32_t),
+		_IOR(__ASHMEMIOC, 4, int), _IOWR(__ASHMEMIOC, 8, struct ashmem_pin),
+		_IO(0x78, 4), _IO('W', 7), 0, 0xffffffffUL,
+		/* The 32-bit numbers mean nothing to a 64-bit process: the last 3. */
+		_IOW(__ASHMEMIOC, 3, uint32_t), _IOW(__ASHMEMIOC, 5, uint32_t),
 		_IOR(__ASHMEMIOC, 11, uint32_t),
 	};
 	unsigned int i, n = ARRAY_SIZE(cmds) - (LP64 ? 0 : 3);
