@@ -89,7 +89,7 @@ TEST_F_TIMEOUT(ashmem_bug, set_size_races_first_mmap, 120)
 		usleep(below(&r.seed, 200));
 		/* Until the flipper made the area long enough. */
 		do {
-			p = mmap(NULL, len, PROT_RW, MAP_SHARED, r.fd, 0);
+			p = map_fd(r.fd, len, PROT_RW, MAP_SHARED, 0);
 		} while (p == MAP_FAILED && errno == EINVAL);
 		__atomic_store_n(&r.stop, 1, __ATOMIC_RELAXED);
 		ASSERT_EQ(0, pthread_join(thread, NULL));
@@ -108,9 +108,8 @@ TEST_F_TIMEOUT(ashmem_bug, set_size_races_first_mmap, 120)
 		EXPECT_EQ((long)size, xioctl(r.fd, ASHMEM_GET_SIZE, 0));
 
 		/* All of PAGE_ALIGN(size) maps and every page is there. */
-		EXPECT_ERRNO(EINVAL, mmap(NULL, pages(n + 1), PROT_RW, MAP_SHARED,
-					  r.fd, 0));
-		q = mmap(NULL, pages(n), PROT_RW, MAP_SHARED, r.fd, 0);
+		EXPECT_ERRNO(EINVAL, map_fd(r.fd, pages(n + 1), PROT_RW, MAP_SHARED, 0));
+		q = map_fd(r.fd, pages(n), PROT_RW, MAP_SHARED, 0);
 		ASSERT_MAPPED(q);
 		EXPECT_EQ(-1, touch_pages(q, n, true))
 			TH_LOG("round %d: size %zu, a page faulted", round, size);
@@ -177,7 +176,7 @@ TEST_F_TIMEOUT(ashmem_bug, pin_races_mmap_and_set_size, 120)
 		ASSERT_EQ(0, pthread_create(&t2, NULL, pin_hammer, &pinner));
 		usleep(below(&sizer.seed, 500));
 		__atomic_store_n(&pinner.map_started, 1, __ATOMIC_RELEASE);
-		p = mmap(NULL, pages(1), PROT_RW, MAP_SHARED, sizer.fd, 0);
+		p = map_fd(sizer.fd, pages(1), PROT_RW, MAP_SHARED, 0);
 		__atomic_store_n(&sizer.stop, 1, __ATOMIC_RELAXED);
 		ASSERT_EQ(0, pthread_join(t1, NULL));
 		usleep(2000);
@@ -220,7 +219,7 @@ static void *map_loop(void *arg)
 	struct fault_race *fr = arg;
 
 	while (!__atomic_load_n(&fr->stop, __ATOMIC_RELAXED)) {
-		void *p = mmap(NULL, pages(16), PROT_RW, MAP_SHARED, fr->fd, 0);
+		void *p = map_fd(fr->fd, pages(16), PROT_RW, MAP_SHARED, 0);
 
 		if (p == MAP_FAILED) {
 			fr->bad++;
@@ -270,15 +269,13 @@ static int uncached_buffers(void *arg)
 				bad++;
 			if (r >= 0 && !self_map) {
 				/* The area is mapped: use it as the buffer. */
-				self_map = mmap(NULL, pages(16), PROT_RW,
-						MAP_SHARED, fr.fd, 0);
+				self_map = map_fd(fr.fd, pages(16), PROT_RW, MAP_SHARED, 0);
 				if (self_map == MAP_FAILED)
 					return 2;
 			}
 			if (self_map) {
 				madvise(self_map, pages(16), MADV_DONTNEED);
-				if (pread(fr.fd, self_map + pages(8), pages(4),
-					  pages(1)) < 0)
+				if (pread(fr.fd, self_map + pages(8), pages(4), pages(1)) < 0)
 					bad++;
 				madvise(self_map, pages(16), MADV_DONTNEED);
 				if (ioctl(fr.fd, ASHMEM_GET_NAME, self_map + 100))
@@ -294,8 +291,7 @@ static int uncached_buffers(void *arg)
 		bad += fr.bad;
 	}
 	if (bad)
-		fprintf(stderr, "# %lu of %lu calls failed unexpectedly\n",
-			bad, calls);
+		fprintf(stderr, "# %lu of %lu calls failed unexpectedly\n", bad, calls);
 	return bad ? 1 : 0;
 }
 
@@ -338,15 +334,6 @@ FIXTURE_VARIANT(ashmem_failslab) {
 FIXTURE_VARIANT_ADD(ashmem_failslab, resident) { .purged = false };
 FIXTURE_VARIANT_ADD(ashmem_failslab, purged) { .purged = true };
 
-/* The first line of a small file, without its newline. */
-static int read_line(const char *path, char *buf, size_t len)
-{
-	if (read_small(path, buf, len))
-		return -1;
-	buf[strcspn(buf, "\n")] = '\0';
-	return 0;
-}
-
 FIXTURE_SETUP(ashmem_failslab)
 {
 	char buf[8];
@@ -363,8 +350,7 @@ FIXTURE_SETUP(ashmem_failslab)
 
 	ASSERT_EQ(0, read_line(FAILSLAB "/ignore-gfp-wait", self->gfp_wait,
 			       sizeof(self->gfp_wait)));
-	ASSERT_EQ(0, read_line(FAILSLAB "/verbose", self->verbose,
-			       sizeof(self->verbose)));
+	ASSERT_EQ(0, read_line(FAILSLAB "/verbose", self->verbose, sizeof(self->verbose)));
 	ASSERT_EQ(0, read_line(FAILSLAB "/cache-filter", self->cache_filter,
 			       sizeof(self->cache_filter)));
 	self->armed = true;
@@ -552,8 +538,7 @@ static long long shrinker_count(void)
 
 		if (strncmp(d->d_name, "ashmem-", 7))
 			continue;
-		snprintf(path, sizeof(path), "/sys/kernel/debug/shrinker/%s/count",
-			 d->d_name);
+		snprintf(path, sizeof(path), "/sys/kernel/debug/shrinker/%s/count", d->d_name);
 		f = fopen(path, "re");
 		if (!f)
 			continue;
@@ -577,6 +562,15 @@ static long long shrinker_count(void)
 	return total;
 }
 
+/* The shrinker's count is @n, @when; not checked if shrinker_count() is -1. */
+#define EXPECT_SHRINKER_COUNT(n, when) do {				\
+	long long __count = shrinker_count();				\
+									\
+	if (__count >= 0)						\
+		EXPECT_EQ(n, __count)					\
+			TH_LOG("%s, the shrinker counts %lld", when, __count); \
+} while (0)
+
 /*
  * PURGE_ALL_CACHES returned the shrinker's count of the pages *before*
  * purging but the count was not lowered for every purged range, so the
@@ -587,14 +581,14 @@ TEST_F(ashmem_bug, purge_accounting)
 {
 	const size_t big = 1024, half = big / 2;
 	int fd = open(ASHMEM_DEV, O_RDWR), fd2;
-	long long count;
 	cpu_set_t cpu0;
 	char *p;
 
 	if (geteuid() != 0)
 		SKIP(return, "needs root (CAP_SYS_ADMIN)");
 	ASSERT_LE(0, fd);
-	mount_if_missing("/sys/kernel/debug/shrinker", "debugfs", "/sys/kernel/debug");
+	if (!mount_if_missing("/sys/kernel/debug/shrinker", "debugfs", "/sys/kernel/debug"))
+		TH_LOG("no /sys/kernel/debug/shrinker (CONFIG_SHRINKER_DEBUG): count not checked");
 	/* Every count update on one CPU: the same history each run. */
 	CPU_ZERO(&cpu0);
 	CPU_SET(0, &cpu0);
@@ -608,18 +602,12 @@ TEST_F(ashmem_bug, purge_accounting)
 	ASSERT_EQ(0, pin_pages(fd, ASHMEM_UNPIN, 8, 2));
 	ASSERT_EQ(0, pin_pages(fd, ASHMEM_UNPIN, 12, 0));
 	EXPECT_PAGE_COUNTS(fd, 7, 9, 0);
-	count = shrinker_count();
-	if (count >= 0)
-		EXPECT_EQ(9, count) TH_LOG("9 pages unpinned, the shrinker counts %lld", count);
+	EXPECT_SHRINKER_COUNT(9, "9 pages unpinned");
 
 	EXPECT_EQ(9, xioctl(fd, ASHMEM_PURGE_ALL_CACHES, 0));
 	EXPECT_EQ(0, xioctl(fd, ASHMEM_PURGE_ALL_CACHES, 0));
 	EXPECT_PAGE_COUNTS(fd, 7, 0, 9);
-	count = shrinker_count();
-	if (count < 0)
-		TH_LOG("no /sys/kernel/debug/shrinker (CONFIG_SHRINKER_DEBUG): count not checked");
-	else
-		EXPECT_EQ(0, count);
+	EXPECT_SHRINKER_COUNT(0, "all purged");
 
 	/* Purged pages stay out of the count when unpinned again... */
 	ASSERT_EQ(0, pin_pages(fd, ASHMEM_UNPIN, 0, 0));
@@ -631,9 +619,7 @@ TEST_F(ashmem_bug, purge_accounting)
 	ASSERT_EQ(0, pin_pages(fd, ASHMEM_UNPIN, 2, 4));
 	EXPECT_EQ(ASHMEM_NOT_PURGED, pin_pages(fd, ASHMEM_PIN, 2, 2));
 	EXPECT_EQ(2, xioctl(fd, ASHMEM_PURGE_ALL_CACHES, 0));
-	count = shrinker_count();
-	if (count >= 0)
-		EXPECT_EQ(0, count);
+	EXPECT_SHRINKER_COUNT(0, "pinned or purged");
 
 	/*
 	 * Big steps and a small rest: unpin 512 pages, pin back 505, purge
@@ -642,15 +628,13 @@ TEST_F(ashmem_bug, purge_accounting)
 	fd2 = open(ASHMEM_DEV, O_RDWR);
 	ASSERT_LE(0, fd2);
 	ASSERT_EQ(0, set_size(fd2, pages(big)));
-	ASSERT_MAPPED(mmap(NULL, pages(1), PROT_READ, MAP_SHARED, fd2, 0));
+	ASSERT_MAPPED(map_fd(fd2, pages(1), PROT_READ, MAP_SHARED, 0));
 	ASSERT_EQ(0, pin_pages(fd2, ASHMEM_UNPIN, 0, half));
 	EXPECT_EQ(ASHMEM_NOT_PURGED, pin_pages(fd2, ASHMEM_PIN, 0, half - 7));
 	EXPECT_EQ(7, xioctl(fd2, ASHMEM_PURGE_ALL_CACHES, 0));
 	EXPECT_EQ(0, xioctl(fd2, ASHMEM_PURGE_ALL_CACHES, 0));
 	EXPECT_PAGE_COUNTS(fd2, big - 7, 0, 7);
-	count = shrinker_count();
-	if (count >= 0)
-		EXPECT_EQ(0, count) TH_LOG("nothing is unpinned, the shrinker counts %lld", count);
+	EXPECT_SHRINKER_COUNT(0, "nothing is unpinned");
 
 	/* Closing drops unpinned pages from the count. */
 	ASSERT_EQ(0, pin_pages(fd2, ASHMEM_UNPIN, 0, half + 3));
@@ -661,9 +645,7 @@ TEST_F(ashmem_bug, purge_accounting)
 	fd = open(ASHMEM_DEV, O_RDWR);
 	ASSERT_LE(0, fd);
 	EXPECT_EQ(0, xioctl(fd, ASHMEM_PURGE_ALL_CACHES, 0));
-	count = shrinker_count();
-	if (count >= 0)
-		EXPECT_EQ(0, count) TH_LOG("all areas closed, the shrinker counts %lld", count);
+	EXPECT_SHRINKER_COUNT(0, "all areas closed");
 }
 
 /*

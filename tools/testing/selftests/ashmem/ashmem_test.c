@@ -16,7 +16,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <grp.h>
 #include <pthread.h>
 #include <linux/falloc.h>
 #include <signal.h>
@@ -31,7 +30,6 @@
 #include <sys/sysinfo.h>
 #include <sys/time.h>
 #include <sys/xattr.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <linux/ashmem.h>
@@ -57,11 +55,24 @@ FIXTURE_TEARDOWN(ashmem)
 	close(self->fd);
 }
 
+/* GET_NAME, into a buffer filled with FILL, returns 0 and @expect. */
+#define EXPECT_NAME(fd, expect) do {					\
+	char __name[ASHMEM_NAME_LEN];					\
+									\
+	memset(__name, FILL, sizeof(__name));				\
+	ASSERT_EQ(0, ioctl(fd, ASHMEM_GET_NAME, __name));		\
+	EXPECT_STREQ(expect, __name);					\
+} while (0)
+
+static int pin_status(int fd, size_t first, size_t npages)
+{
+	return pin_pages(fd, ASHMEM_GET_PIN_STATUS, first, npages);
+}
+
 /* Name, size and prot mask */
 
 TEST_F(ashmem, each_open_is_a_new_area)
 {
-	char name[ASHMEM_NAME_LEN];
 	int fd2;
 
 	ASSERT_EQ(0, ioctl(self->fd, ASHMEM_SET_NAME, "first"));
@@ -71,9 +82,7 @@ TEST_F(ashmem, each_open_is_a_new_area)
 	ASSERT_LE(0, fd2);
 	EXPECT_EQ(0, ioctl(fd2, ASHMEM_GET_SIZE));
 	EXPECT_EQ(PROT_RWX, ioctl(fd2, ASHMEM_GET_PROT_MASK));
-	memset(name, FILL, sizeof(name));
-	EXPECT_EQ(0, ioctl(fd2, ASHMEM_GET_NAME, name));
-	EXPECT_STREQ(ASHMEM_NAME_DEF, name);
+	EXPECT_NAME(fd2, ASHMEM_NAME_DEF);
 	close(fd2);
 }
 
@@ -84,30 +93,18 @@ TEST_F(ashmem, each_open_is_a_new_area)
  */
 TEST_F(ashmem, get_name_writes_only_the_name)
 {
-	static const char *const names[] = { "a", "short", "" };
-	char buf[ASHMEM_NAME_LEN * 2], longname[ASHMEM_NAME_LEN + 1];
+	char buf[ASHMEM_NAME_LEN * 2], longname[ASHMEM_NAME_LEN] = { 0 };
+	/* NULL: the default name, before any SET_NAME. */
+	const char *const names[] = { NULL, longname, "a", "short", "" };
 	unsigned int i;
 
-	memset(buf, FILL, sizeof(buf));
-	ASSERT_EQ(0, ioctl(self->fd, ASHMEM_GET_NAME, buf));
-	EXPECT_STREQ(ASHMEM_NAME_DEF, buf);
-	EXPECT_TRUE(all_bytes(buf + sizeof(ASHMEM_NAME_DEF), FILL,
-			      sizeof(buf) - sizeof(ASHMEM_NAME_DEF)));
-
 	memset(longname, 'L', ASHMEM_NAME_LEN - 1);
-	longname[ASHMEM_NAME_LEN - 1] = '\0';
-	ASSERT_EQ(0, ioctl(self->fd, ASHMEM_SET_NAME, longname));
-	memset(buf, FILL, sizeof(buf));
-	ASSERT_EQ(0, ioctl(self->fd, ASHMEM_GET_NAME, buf));
-	EXPECT_STREQ(longname, buf);
-	EXPECT_TRUE(all_bytes(buf + ASHMEM_NAME_LEN, FILL,
-			      sizeof(buf) - ASHMEM_NAME_LEN));
-
 	for (i = 0; i < ARRAY_SIZE(names); i++) {
-		const char *expect = *names[i] ? names[i] : ASHMEM_NAME_DEF;
+		const char *expect = names[i] && *names[i] ? names[i] : ASHMEM_NAME_DEF;
 		size_t len = strlen(expect) + 1;
 
-		ASSERT_EQ(0, ioctl(self->fd, ASHMEM_SET_NAME, names[i]));
+		if (names[i])
+			ASSERT_EQ(0, ioctl(self->fd, ASHMEM_SET_NAME, names[i]));
 		memset(buf, FILL, sizeof(buf));
 		ASSERT_EQ(0, ioctl(self->fd, ASHMEM_GET_NAME, buf));
 		EXPECT_STREQ(expect, buf);
@@ -118,24 +115,23 @@ TEST_F(ashmem, get_name_writes_only_the_name)
 
 TEST_F(ashmem, set_name_truncates_to_255_bytes)
 {
+	/* 299 bytes, then exactly ASHMEM_NAME_LEN without a NUL among them. */
+	static const struct {
+		char c;
+		size_t nul;
+	} names[] = { { 'a', 299 }, { 'b', ASHMEM_NAME_LEN } };
 	char in[300], out[ASHMEM_NAME_LEN];
+	unsigned int i;
 
-	memset(in, 'a', sizeof(in) - 1);
-	in[sizeof(in) - 1] = '\0';
-	ASSERT_EQ(0, ioctl(self->fd, ASHMEM_SET_NAME, in));
-	memset(out, FILL, sizeof(out));
-	ASSERT_EQ(0, ioctl(self->fd, ASHMEM_GET_NAME, out));
-	EXPECT_EQ(ASHMEM_NAME_LEN - 1, strnlen(out, sizeof(out)));
-	EXPECT_TRUE(all_bytes(out, 'a', ASHMEM_NAME_LEN - 1));
-
-	/* Exactly ASHMEM_NAME_LEN bytes without a NUL among them. */
-	memset(in, 'b', sizeof(in) - 1);
-	in[ASHMEM_NAME_LEN] = '\0';
-	ASSERT_EQ(0, ioctl(self->fd, ASHMEM_SET_NAME, in));
-	memset(out, FILL, sizeof(out));
-	ASSERT_EQ(0, ioctl(self->fd, ASHMEM_GET_NAME, out));
-	EXPECT_EQ(ASHMEM_NAME_LEN - 1, strnlen(out, sizeof(out)));
-	EXPECT_TRUE(all_bytes(out, 'b', ASHMEM_NAME_LEN - 1));
+	for (i = 0; i < ARRAY_SIZE(names); i++) {
+		memset(in, names[i].c, sizeof(in) - 1);
+		in[names[i].nul] = '\0';
+		ASSERT_EQ(0, ioctl(self->fd, ASHMEM_SET_NAME, in));
+		memset(out, FILL, sizeof(out));
+		ASSERT_EQ(0, ioctl(self->fd, ASHMEM_GET_NAME, out));
+		EXPECT_EQ(ASHMEM_NAME_LEN - 1, strnlen(out, sizeof(out)));
+		EXPECT_TRUE(all_bytes(out, names[i].c, ASHMEM_NAME_LEN - 1));
+	}
 }
 
 TEST_F(ashmem, prot_mask_belongs_to_the_area)
@@ -186,10 +182,9 @@ TEST_F(ashmem, prot_mask_after_mmap_applies_to_new_mappings)
 	ASSERT_MAPPED(p);
 	ASSERT_EQ(0, set_prot_mask(self->fd, PROT_READ));
 	p[0] = 'w';	/* the existing mapping stays writable */
-	EXPECT_ERRNO(EPERM, mmap(NULL, pages(1), PROT_RW, MAP_SHARED,
-				 self->fd, 0));
+	EXPECT_ERRNO(EPERM, map_fd(self->fd, pages(1), PROT_RW, MAP_SHARED, 0));
 	munmap(p, pages(1));
-	p = mmap(NULL, pages(1), PROT_READ, MAP_SHARED, self->fd, 0);
+	p = map_fd(self->fd, pages(1), PROT_READ, MAP_SHARED, 0);
 	ASSERT_MAPPED(p);
 	EXPECT_EQ('w', p[0]);
 }
@@ -226,7 +221,7 @@ FIXTURE_SETUP(ashmem_state)
 	if (variant->state >= ST_SIZED)
 		ASSERT_EQ(0, set_size(self->fd, STATE_SIZE));
 	if (variant->state >= ST_MAPPED) {
-		self->map = mmap(NULL, pages(4), PROT_RW, MAP_SHARED, self->fd, 0);
+		self->map = map_fd(self->fd, pages(4), PROT_RW, MAP_SHARED, 0);
 		ASSERT_MAPPED(self->map);
 		snprintf(self->map, pages(1), "%s", "data");
 	}
@@ -255,8 +250,7 @@ static int bad_pointers(struct bad_ptr *b)
 	b[n++] = (struct bad_ptr){ "kernel", kernel_addr() };
 	b[n++] = (struct bad_ptr){ "last byte", ~0UL };
 	if (LP64)
-		b[n++] = (struct bad_ptr){ "non-canonical",
-					   (unsigned long)NON_CANONICAL_64 };
+		b[n++] = (struct bad_ptr){ "non-canonical", (unsigned long)NON_CANONICAL_64 };
 	return n;
 }
 
@@ -272,7 +266,7 @@ TEST_F(ashmem_state, bad_pointers_efault)
 		/* Before the first mmap there is no file id to store. */
 		{ "GET_FILE_ID", ASHMEM_GET_FILE_ID },
 	};
-	char name[ASHMEM_NAME_LEN], what[64];
+	char what[64];
 	struct bad_ptr b[8];
 	int i, n = bad_pointers(b);
 	unsigned int c;
@@ -282,17 +276,13 @@ TEST_F(ashmem_state, bad_pointers_efault)
 			int err = cmds[c].cmd == ASHMEM_GET_FILE_ID &&
 				  !self->mapped_once ? EINVAL : EFAULT;
 
-			snprintf(what, sizeof(what), "%s(%s)", cmds[c].name,
-				 b[i].what);
-			EXPECT_ERRNO_AT(err, xioctl(self->fd, cmds[c].cmd,
-						    b[i].addr), what);
+			snprintf(what, sizeof(what), "%s(%s)", cmds[c].name, b[i].what);
+			EXPECT_ERRNO_AT(err, xioctl(self->fd, cmds[c].cmd, b[i].addr), what);
 		}
 	}
 
 	/* Nothing changed. */
-	memset(name, FILL, sizeof(name));
-	ASSERT_EQ(0, ioctl(self->fd, ASHMEM_GET_NAME, name));
-	EXPECT_STREQ(ASHMEM_NAME_DEF, name);
+	EXPECT_NAME(self->fd, ASHMEM_NAME_DEF);
 	EXPECT_EQ((long)self->size, xioctl(self->fd, ASHMEM_GET_SIZE, 0));
 	if (self->mapped_once)
 		EXPECT_PAGE_COUNTS(self->fd, 4, 0, 0);
@@ -302,7 +292,6 @@ TEST_F(ashmem_state, bad_pointers_efault)
 TEST_F(ashmem_state, read_only_pointers)
 {
 	struct ashmem_pin *pin;
-	char name[ASHMEM_NAME_LEN];
 	unsigned long id;
 	char *ro;
 
@@ -333,23 +322,20 @@ TEST_F(ashmem_state, read_only_pointers)
 		EXPECT_ERRNO(EINVAL, ioctl(self->fd, ASHMEM_GET_PIN_STATUS, pin));
 		EXPECT_ERRNO(EINVAL, ioctl(self->fd, ASHMEM_PIN, pin));
 	}
-	memset(name, FILL, sizeof(name));
-	ASSERT_EQ(0, ioctl(self->fd, ASHMEM_GET_NAME, name));
-	EXPECT_STREQ(self->mapped_once ? ASHMEM_NAME_DEF : "ro-name", name);
+	EXPECT_NAME(self->fd, self->mapped_once ? ASHMEM_NAME_DEF : "ro-name");
 }
 
 /* Arguments that end in an unmapped page. */
 TEST_F(ashmem_state, pointers_running_into_a_hole)
 {
-	char *hole = page_before_hole(), name[ASHMEM_NAME_LEN];
+	char *hole = page_before_hole();
 	struct ashmem_pin *pin;
 
 	ASSERT_TRUE(!!hole);
 	/* GET_NAME writes only the name and its NUL: 11 bytes fit. */
 	EXPECT_EQ(0, ioctl(self->fd, ASHMEM_GET_NAME, hole - sizeof(ASHMEM_NAME_DEF)));
 	EXPECT_STREQ(ASHMEM_NAME_DEF, hole - sizeof(ASHMEM_NAME_DEF));
-	EXPECT_ERRNO(EFAULT, ioctl(self->fd, ASHMEM_GET_NAME,
-				   hole - sizeof(ASHMEM_NAME_DEF) + 1));
+	EXPECT_ERRNO(EFAULT, ioctl(self->fd, ASHMEM_GET_NAME, hole - sizeof(ASHMEM_NAME_DEF) + 1));
 
 	/* A pin argument whose len is in the hole. */
 	pin = (struct ashmem_pin *)(hole - sizeof(pin->offset));
@@ -365,18 +351,14 @@ TEST_F(ashmem_state, pointers_running_into_a_hole)
 	/* A name whose NUL would be in the hole changes nothing... */
 	memcpy(hole - 3, "abc", 3);
 	EXPECT_ERRNO(EFAULT, ioctl(self->fd, ASHMEM_SET_NAME, hole - 3));
-	memset(name, FILL, sizeof(name));
-	ASSERT_EQ(0, ioctl(self->fd, ASHMEM_GET_NAME, name));
-	EXPECT_STREQ(ASHMEM_NAME_DEF, name);
+	EXPECT_NAME(self->fd, ASHMEM_NAME_DEF);
 	/* ...one that just fits is a name. */
 	memcpy(hole - 3, "ab", 3);
 	if (self->mapped_once) {
 		EXPECT_ERRNO(EINVAL, ioctl(self->fd, ASHMEM_SET_NAME, hole - 3));
 	} else {
 		EXPECT_EQ(0, ioctl(self->fd, ASHMEM_SET_NAME, hole - 3));
-		memset(name, FILL, sizeof(name));
-		ASSERT_EQ(0, ioctl(self->fd, ASHMEM_GET_NAME, name));
-		EXPECT_STREQ("ab", name);
+		EXPECT_NAME(self->fd, "ab");
 	}
 }
 
@@ -385,7 +367,24 @@ TEST_F(ashmem_state, every_ioctl_with_valid_arguments)
 	static const unsigned long pin_cmds[] = {
 		ASHMEM_UNPIN, ASHMEM_GET_PIN_STATUS, ASHMEM_PIN,
 	};
-	char name[ASHMEM_NAME_LEN], val[300], expect_name[16];
+	/* SET_PROT_MASK to @mask in turn: fails with @err, leaves @after. */
+	static const struct {
+		unsigned long mask;
+		int err, after;
+		bool lp64;
+	} masks[] = {
+		{ PROT_RWX | 0x8, EINVAL, PROT_RWX },	/* PROT_SEM */
+		{ PROT_READ | 0x10, EINVAL, PROT_RWX },
+		{ PROT_READ | PROT_GROWSDOWN, EINVAL, PROT_RWX },
+		{ 0x80000000UL, EINVAL, PROT_RWX }, { ~0UL, EINVAL, PROT_RWX },
+		{ (unsigned long)(1ULL << 32) | PROT_READ, EINVAL, PROT_RWX, true },
+		{ PROT_RWX, 0, PROT_RWX }, { PROT_RW, 0, PROT_RW },
+		{ PROT_RWX, EINVAL, PROT_RW }, { PROT_EXEC, EINVAL, PROT_RW },
+		{ PROT_READ | 0x8, EINVAL, PROT_RW },
+		{ PROT_READ, 0, PROT_READ }, { PROT_RW, EINVAL, PROT_READ },
+		{ PROT_NONE, 0, PROT_NONE }, { PROT_READ, EINVAL, PROT_NONE },
+	};
+	char val[300];
 	union {
 		unsigned long id;
 		unsigned char bytes[16];
@@ -397,9 +396,7 @@ TEST_F(ashmem_state, every_ioctl_with_valid_arguments)
 	/* Getters and fdinfo; the default name has no fdinfo line. */
 	EXPECT_EQ((long)self->size, xioctl(self->fd, ASHMEM_GET_SIZE, 0));
 	EXPECT_EQ(PROT_RWX, ioctl(self->fd, ASHMEM_GET_PROT_MASK));
-	memset(name, FILL, sizeof(name));
-	EXPECT_EQ(0, ioctl(self->fd, ASHMEM_GET_NAME, name));
-	EXPECT_STREQ(ASHMEM_NAME_DEF, name);
+	EXPECT_NAME(self->fd, ASHMEM_NAME_DEF);
 	EXPECT_EQ((long long)self->size, fdinfo_num(self->fd, "size"));
 	EXPECT_EQ(-1, fdinfo_get(self->fd, "name", val, sizeof(val)));
 	EXPECT_PAGE_COUNTS(self->fd, page_align(self->size) / pages(1), 0, 0);
@@ -411,7 +408,6 @@ TEST_F(ashmem_state, every_ioctl_with_valid_arguments)
 		EXPECT_ERRNO(EINVAL, set_size(self->fd, pages(2)));
 		EXPECT_ERRNO(EINVAL, set_size(self->fd, self->size));
 		EXPECT_ERRNO(EINVAL, set_size(self->fd, 0));
-		snprintf(expect_name, sizeof(expect_name), "%s", ASHMEM_NAME_DEF);
 	} else {
 		EXPECT_EQ(0, ioctl(self->fd, ASHMEM_SET_NAME, "n1"));
 		ASSERT_EQ(0, fdinfo_get(self->fd, "name", val, sizeof(val)));
@@ -419,36 +415,20 @@ TEST_F(ashmem_state, every_ioctl_with_valid_arguments)
 		EXPECT_EQ(0, set_size(self->fd, pages(2)));
 		EXPECT_EQ((long)pages(2), xioctl(self->fd, ASHMEM_GET_SIZE, 0));
 		EXPECT_EQ(0, set_size(self->fd, self->size));
-		snprintf(expect_name, sizeof(expect_name), "%s", "n1");
 	}
 	EXPECT_EQ((long)self->size, xioctl(self->fd, ASHMEM_GET_SIZE, 0));
-	memset(name, FILL, sizeof(name));
-	EXPECT_EQ(0, ioctl(self->fd, ASHMEM_GET_NAME, name));
-	EXPECT_STREQ(expect_name, name);
+	EXPECT_NAME(self->fd, self->mapped_once ? ASHMEM_NAME_DEF : "n1");
 
 	/* The mask knows no other bits, and only shrinks, in every state. */
-	EXPECT_ERRNO(EINVAL, set_prot_mask(self->fd, PROT_RWX | 0x8));	/* PROT_SEM */
-	EXPECT_ERRNO(EINVAL, set_prot_mask(self->fd, PROT_READ | 0x10));
-	EXPECT_ERRNO(EINVAL, set_prot_mask(self->fd, PROT_READ | PROT_GROWSDOWN));
-	EXPECT_ERRNO(EINVAL, set_prot_mask(self->fd, 0x80000000UL));
-	EXPECT_ERRNO(EINVAL, set_prot_mask(self->fd, ~0UL));
-	if (LP64)
-		EXPECT_ERRNO(EINVAL, set_prot_mask(self->fd, (unsigned long)(1ULL << 32) |
-							 PROT_READ));
-	EXPECT_EQ(PROT_RWX, ioctl(self->fd, ASHMEM_GET_PROT_MASK));
-	EXPECT_EQ(0, set_prot_mask(self->fd, PROT_RWX));
-	EXPECT_EQ(0, set_prot_mask(self->fd, PROT_RW));
-	EXPECT_EQ(PROT_RW, ioctl(self->fd, ASHMEM_GET_PROT_MASK));
-	EXPECT_ERRNO(EINVAL, set_prot_mask(self->fd, PROT_RWX));
-	EXPECT_ERRNO(EINVAL, set_prot_mask(self->fd, PROT_EXEC));
-	EXPECT_ERRNO(EINVAL, set_prot_mask(self->fd, PROT_READ | 0x8));
-	EXPECT_EQ(PROT_RW, ioctl(self->fd, ASHMEM_GET_PROT_MASK));
-	EXPECT_EQ(0, set_prot_mask(self->fd, PROT_READ));
-	EXPECT_ERRNO(EINVAL, set_prot_mask(self->fd, PROT_RW));
-	EXPECT_EQ(PROT_READ, ioctl(self->fd, ASHMEM_GET_PROT_MASK));
-	EXPECT_EQ(0, set_prot_mask(self->fd, PROT_NONE));
-	EXPECT_ERRNO(EINVAL, set_prot_mask(self->fd, PROT_READ));
-	EXPECT_EQ(PROT_NONE, ioctl(self->fd, ASHMEM_GET_PROT_MASK));
+	for (i = 0; i < ARRAY_SIZE(masks); i++) {
+		if (masks[i].lp64 && !LP64)
+			continue;
+		errno = 0;
+		EXPECT_EQ(masks[i].err ? -1 : 0, set_prot_mask(self->fd, masks[i].mask))
+			TH_LOG("mask %#lx", masks[i].mask);
+		EXPECT_EQ(masks[i].err, errno) TH_LOG("mask %#lx", masks[i].mask);
+		EXPECT_EQ(masks[i].after, ioctl(self->fd, ASHMEM_GET_PROT_MASK));
+	}
 
 	/* Pin ioctls need the first mmap. */
 	if (!self->mapped_once) {
@@ -458,8 +438,7 @@ TEST_F(ashmem_state, every_ioctl_with_valid_arguments)
 		}
 	} else {
 		EXPECT_EQ(0, pin_pages(self->fd, ASHMEM_UNPIN, 0, 1));
-		EXPECT_EQ(ASHMEM_IS_UNPINNED,
-			  pin_pages(self->fd, ASHMEM_GET_PIN_STATUS, 0, 1));
+		EXPECT_EQ(ASHMEM_IS_UNPINNED, pin_status(self->fd, 0, 1));
 		EXPECT_EQ(ASHMEM_NOT_PURGED, pin_pages(self->fd, ASHMEM_PIN, 0, 1));
 		EXPECT_EQ(ASHMEM_IS_PINNED, pin_op(self->fd, ASHMEM_GET_PIN_STATUS, 0, 0));
 		EXPECT_PAGE_COUNTS(self->fd, 4, 0, 0);
@@ -513,23 +492,16 @@ TEST_F(ashmem_state, argument_ignored_where_there_is_none)
 TEST_F(ashmem_state, unknown_ioctls_enotty)
 {
 	const unsigned long cmds[] = {
-		_IO(__ASHMEMIOC, 0),
-		_IO(__ASHMEMIOC, 12),
-		_IO(__ASHMEMIOC, 0xff),
+		_IO(__ASHMEMIOC, 0), _IO(__ASHMEMIOC, 12), _IO(__ASHMEMIOC, 0xff),
 		_IOR(__ASHMEMIOC, 1, char[ASHMEM_NAME_LEN]),	/* SET_NAME, wrong way */
 		_IOW(__ASHMEMIOC, 2, char[ASHMEM_NAME_LEN]),	/* GET_NAME, wrong way */
 		_IO(__ASHMEMIOC, 1),
 		_IO(__ASHMEMIOC, 7),				/* PIN without size */
 		_IOW(__ASHMEMIOC, 9, struct ashmem_pin),	/* not Android's */
-		_IOR(__ASHMEMIOC, 4, int),
-		_IOWR(__ASHMEMIOC, 8, struct ashmem_pin),
-		_IO(0x78, 4),
-		_IO('W', 7),
-		0,
-		0xffffffffUL,
-		/* The 32-bit numbers mean nothing to a 64-bit process. */
-		_IOW(__ASHMEMIOC, 3, uint32_t),
-		_IOW(__ASHMEMIOC, 5, uint32_t),
+		_IOR(__ASHMEMIOC, 4, int), _IOWR(__ASHMEMIOC, 8, struct ashmem_pin),
+		_IO(0x78, 4), _IO('W', 7), 0, 0xffffffffUL,
+		/* The 32-bit numbers mean nothing to a 64-bit process: the last 3. */
+		_IOW(__ASHMEMIOC, 3, uint32_t), _IOW(__ASHMEMIOC, 5, uint32_t),
 		_IOR(__ASHMEMIOC, 11, uint32_t),
 	};
 	unsigned int i, n = ARRAY_SIZE(cmds) - (LP64 ? 0 : 3);
@@ -601,20 +573,17 @@ TEST_F(ashmem_state, mmap)
 	char *p;
 
 	if (!self->size) {
-		EXPECT_ERRNO(EINVAL, mmap(NULL, pages(1), PROT_RW, MAP_SHARED,
-					  self->fd, 0));
-		EXPECT_ERRNO(EINVAL, mmap(NULL, pages(1), PROT_RW, MAP_PRIVATE,
-					  self->fd, 0));
+		EXPECT_ERRNO(EINVAL, map_fd(self->fd, pages(1), PROT_RW, MAP_SHARED, 0));
+		EXPECT_ERRNO(EINVAL, map_fd(self->fd, pages(1), PROT_RW, MAP_PRIVATE, 0));
 		return;
 	}
-	EXPECT_ERRNO(EINVAL, mmap(NULL, pages(5), PROT_RW, MAP_SHARED,
-				  self->fd, 0));
-	p = mmap(NULL, pages(4), PROT_RW, MAP_SHARED, self->fd, 0);
+	EXPECT_ERRNO(EINVAL, map_fd(self->fd, pages(5), PROT_RW, MAP_SHARED, 0));
+	p = map_fd(self->fd, pages(4), PROT_RW, MAP_SHARED, 0);
 	ASSERT_MAPPED(p);
 	EXPECT_EQ(-1, touch_pages(p, 4, true));
 	EXPECT_STREQ(self->mapped_once ? "data" : "", p);
 	munmap(p, pages(4));
-	p = mmap(NULL, pages(1), PROT_READ, MAP_SHARED, self->fd, pages(3));
+	p = map_fd(self->fd, pages(1), PROT_READ, MAP_SHARED, pages(3));
 	ASSERT_MAPPED(p);
 	munmap(p, pages(1));
 	EXPECT_EQ(0, ioctl(self->fd, ASHMEM_GET_FILE_ID, &(unsigned long){ 0 }));
@@ -656,8 +625,10 @@ FIXTURE_TEARDOWN(ashmem_size)
 
 TEST_F(ashmem_size, set_size_then_use)
 {
+	const int flags = MAP_SHARED | MAP_NORESERVE;
 	unsigned long long aligned, npages;
 	size_t size = (size_t)variant->size;
+	off_t last;
 	long got;
 	char *p;
 
@@ -686,23 +657,20 @@ TEST_F(ashmem_size, set_size_then_use)
 	}
 	EXPECT_EQ((long long)variant->size, fdinfo_num(self->fd, "size"));
 	if (!size) {
-		EXPECT_ERRNO(EINVAL, mmap(NULL, pages(1), PROT_RW, MAP_SHARED,
-					  self->fd, 0));
+		EXPECT_ERRNO(EINVAL, map_fd(self->fd, pages(1), PROT_RW, MAP_SHARED, 0));
 		return;
 	}
 
 	aligned = (variant->size + pages(1) - 1) & ~(unsigned long long)(pages(1) - 1);
 	npages = aligned / pages(1);
+	last = (off_t)(aligned - pages(1));
 	/* The last page maps, one more does not; nothing is reserved. */
-	p = mmap(NULL, pages(1), PROT_RW, MAP_SHARED | MAP_NORESERVE,
-		 self->fd, (off_t)(aligned - pages(1)));
+	p = map_fd(self->fd, pages(1), PROT_RW, flags, last);
 	ASSERT_MAPPED(p);
 	EXPECT_EQ(-1, touch_pages(p, 1, true));
 	munmap(p, pages(1));
-	EXPECT_ERRNO(EINVAL, mmap(NULL, pages(2), PROT_RW, MAP_SHARED | MAP_NORESERVE,
-				  self->fd, (off_t)(aligned - pages(1))));
-	EXPECT_ERRNO(EINVAL, mmap(NULL, pages(1), PROT_RW, MAP_SHARED | MAP_NORESERVE,
-				  self->fd, (off_t)aligned));
+	EXPECT_ERRNO(EINVAL, map_fd(self->fd, pages(2), PROT_RW, flags, last));
+	EXPECT_ERRNO(EINVAL, map_fd(self->fd, pages(1), PROT_RW, flags, (off_t)aligned));
 	EXPECT_EQ((off_t)variant->size, lseek(self->fd, 0, SEEK_END));
 	EXPECT_ERRNO(EINVAL, set_size(self->fd, pages(1)));
 
@@ -712,8 +680,7 @@ TEST_F(ashmem_size, set_size_then_use)
 	EXPECT_EQ((long long)npages, fdinfo_num(self->fd, "unpinned"));
 	if (npages < 0x100000)
 		EXPECT_ERRNO(EINVAL, pin_pages(self->fd, ASHMEM_PIN, npages, 1));
-	EXPECT_EQ(ASHMEM_IS_UNPINNED, pin_op(self->fd, ASHMEM_GET_PIN_STATUS, 0,
-					     pages(1)));
+	EXPECT_EQ(ASHMEM_IS_UNPINNED, pin_status(self->fd, 0, 1));
 	if (geteuid() == 0) {
 		long purged = xioctl(self->fd, ASHMEM_PURGE_ALL_CACHES, 0);
 
@@ -780,7 +747,7 @@ FIXTURE_SETUP(ashmem_pin_range)
 {
 	self->fd = edge_area(_metadata);
 	if (self->fd >= 0)
-		ASSERT_MAPPED(mmap(NULL, pages(5), PROT_RW, MAP_SHARED, self->fd, 0));
+		ASSERT_MAPPED(map_fd(self->fd, pages(5), PROT_RW, MAP_SHARED, 0));
 }
 
 FIXTURE_TEARDOWN(ashmem_pin_range)
@@ -822,21 +789,15 @@ FIXTURE_VARIANT(ashmem_mmap_prot) {
 	int mask, prot, flags, err;
 };
 
+#define PROT_RX		(PROT_READ | PROT_EXEC)
+
 FIXTURE_VARIANT_ADD(ashmem_mmap_prot, r_mask_r_shared) { PROT_READ, PROT_READ, MAP_SHARED, 0 };
 FIXTURE_VARIANT_ADD(ashmem_mmap_prot, r_mask_rw_shared) { PROT_READ, PROT_RW, MAP_SHARED, EPERM };
 FIXTURE_VARIANT_ADD(ashmem_mmap_prot, r_mask_rw_private) { PROT_READ, PROT_RW, MAP_PRIVATE, EPERM };
-FIXTURE_VARIANT_ADD(ashmem_mmap_prot, rw_mask_rx_shared) {
-	PROT_RW, PROT_READ | PROT_EXEC, MAP_SHARED, EPERM,
-};
-
+FIXTURE_VARIANT_ADD(ashmem_mmap_prot, rw_mask_rx_shared) { PROT_RW, PROT_RX, MAP_SHARED, EPERM };
 FIXTURE_VARIANT_ADD(ashmem_mmap_prot, w_mask_r_shared) { PROT_WRITE, PROT_READ, MAP_SHARED, EPERM };
-FIXTURE_VARIANT_ADD(ashmem_mmap_prot, rx_mask_w_shared) {
-	PROT_READ | PROT_EXEC, PROT_WRITE, MAP_SHARED, EPERM,
-};
-
-FIXTURE_VARIANT_ADD(ashmem_mmap_prot, empty_mask_none_shared) {
-	PROT_NONE, PROT_NONE, MAP_SHARED, 0,
-};
+FIXTURE_VARIANT_ADD(ashmem_mmap_prot, rx_mask_w_shared) { PROT_RX, PROT_WRITE, MAP_SHARED, EPERM };
+FIXTURE_VARIANT_ADD(ashmem_mmap_prot, empty_mask_none_shared) { PROT_NONE, PROT_NONE, MAP_SHARED };
 
 FIXTURE_VARIANT_ADD(ashmem_mmap_prot, empty_mask_r_private) {
 	PROT_NONE, PROT_READ, MAP_PRIVATE, EPERM,
@@ -864,11 +825,11 @@ TEST_F(ashmem_mmap_prot, mmap_checks_prot_mask)
 		SKIP(return, ASHMEM_DEV " is on a noexec mount");
 	ASSERT_EQ(0, set_prot_mask(self->fd, variant->mask));
 	if (variant->err) {
-		EXPECT_ERRNO(variant->err, mmap(NULL, pages(1), variant->prot,
-						variant->flags, self->fd, 0));
+		EXPECT_ERRNO(variant->err, map_fd(self->fd, pages(1), variant->prot,
+						  variant->flags, 0));
 		return;
 	}
-	p = mmap(NULL, pages(1), variant->prot, variant->flags, self->fd, 0);
+	p = map_fd(self->fd, pages(1), variant->prot, variant->flags, 0);
 	EXPECT_NE((uintptr_t)MAP_FAILED, (uintptr_t)p);
 }
 
@@ -885,27 +846,16 @@ FIXTURE_VARIANT(ashmem_mmap_edge) {
 	int err;
 };
 
-FIXTURE_VARIANT_ADD(ashmem_mmap_edge, whole) { .len = 0x5000, .offset = 0 };
-FIXTURE_VARIANT_ADD(ashmem_mmap_edge, last_page) { .len = 0x1000, .offset = 0x4000 };
-FIXTURE_VARIANT_ADD(ashmem_mmap_edge, unaligned_length_rounds_up) { .len = 0x1001, .offset = 0 };
-FIXTURE_VARIANT_ADD(ashmem_mmap_edge, length_zero) { .len = 0, .offset = 0, .err = EINVAL };
-FIXTURE_VARIANT_ADD(ashmem_mmap_edge, one_page_too_long) { .len = 0x6000, .err = EINVAL };
-FIXTURE_VARIANT_ADD(ashmem_mmap_edge, crossing_end) {
-	.len = 0x2000, .offset = 0x4000, .err = EINVAL,
-};
-
-FIXTURE_VARIANT_ADD(ashmem_mmap_edge, at_end) { .len = 0x1000, .offset = 0x5000, .err = EINVAL };
-FIXTURE_VARIANT_ADD(ashmem_mmap_edge, unaligned_offset) {
-	.len = 0x1000, .offset = 1, .err = EINVAL,
-};
-
-FIXTURE_VARIANT_ADD(ashmem_mmap_edge, offset_past_4g) {
-	.len = 0x1000, .offset = 0x100000000ULL, .err = EINVAL,
-};
-
-FIXTURE_VARIANT_ADD(ashmem_mmap_edge, offset_huge) {
-	.len = 0x1000, .offset = 0x7ffffffffffff000ULL, .err = EINVAL,
-};
+FIXTURE_VARIANT_ADD(ashmem_mmap_edge, whole) { 0x5000, 0 };
+FIXTURE_VARIANT_ADD(ashmem_mmap_edge, last_page) { 0x1000, 0x4000 };
+FIXTURE_VARIANT_ADD(ashmem_mmap_edge, unaligned_length_rounds_up) { 0x1001, 0 };
+FIXTURE_VARIANT_ADD(ashmem_mmap_edge, length_zero) { 0, 0, EINVAL };
+FIXTURE_VARIANT_ADD(ashmem_mmap_edge, one_page_too_long) { 0x6000, 0, EINVAL };
+FIXTURE_VARIANT_ADD(ashmem_mmap_edge, crossing_end) { 0x2000, 0x4000, EINVAL };
+FIXTURE_VARIANT_ADD(ashmem_mmap_edge, at_end) { 0x1000, 0x5000, EINVAL };
+FIXTURE_VARIANT_ADD(ashmem_mmap_edge, unaligned_offset) { 0x1000, 1, EINVAL };
+FIXTURE_VARIANT_ADD(ashmem_mmap_edge, offset_past_4g) { 0x1000, 0x100000000ULL, EINVAL };
+FIXTURE_VARIANT_ADD(ashmem_mmap_edge, offset_huge) { 0x1000, 0x7ffffffffffff000ULL, EINVAL };
 
 FIXTURE_SETUP(ashmem_mmap_edge)
 {
@@ -929,11 +879,10 @@ TEST_F(ashmem_mmap_edge, shared_and_private)
 		char *p;
 
 		if (variant->err) {
-			EXPECT_ERRNO(variant->err, mmap(NULL, len, PROT_RW,
-							types[i], self->fd, off));
+			EXPECT_ERRNO(variant->err, map_fd(self->fd, len, PROT_RW, types[i], off));
 			continue;
 		}
-		p = mmap(NULL, len, PROT_RW, types[i], self->fd, off);
+		p = map_fd(self->fd, len, PROT_RW, types[i], off);
 		ASSERT_MAPPED(p);
 		EXPECT_EQ(-1, touch_pages(p, page_align(len) / pages(1), true));
 		munmap(p, len);
@@ -962,15 +911,12 @@ TEST_F(ashmem, mprotect_stays_within_the_prot_mask)
 	for (i = 0; i < ARRAY_SIZE(types); i++) {
 		const char *what = i ? "MAP_PRIVATE" : "MAP_SHARED";
 
-		EXPECT_ERRNO(EPERM, mmap(NULL, pages(2), PROT_RW, types[i],
-					 self->fd, 0));
-		p = mmap(NULL, pages(2), PROT_READ, types[i], self->fd, 0);
+		EXPECT_ERRNO(EPERM, map_fd(self->fd, pages(2), PROT_RW, types[i], 0));
+		p = map_fd(self->fd, pages(2), PROT_READ, types[i], 0);
 		ASSERT_MAPPED(p);
 		EXPECT_ERRNO_AT(EACCES, mprotect(p, pages(2), PROT_RW), what);
-		EXPECT_ERRNO_AT(EACCES, mprotect(p + pages(1), pages(1),
-						 PROT_WRITE), what);
-		EXPECT_ERRNO_AT(EACCES, mprotect(p, pages(1),
-						 PROT_READ | PROT_EXEC), what);
+		EXPECT_ERRNO_AT(EACCES, mprotect(p + pages(1), pages(1), PROT_WRITE), what);
+		EXPECT_ERRNO_AT(EACCES, mprotect(p, pages(1), PROT_READ | PROT_EXEC), what);
 		/* Narrowing and back within the mask is fine. */
 		EXPECT_EQ(0, mprotect(p, pages(2), PROT_NONE));
 		EXPECT_EQ(0, mprotect(p, pages(2), PROT_READ));
@@ -999,9 +945,9 @@ TEST_F(ashmem, shared_mappings_share_memory)
 
 	a = area_map(self->fd, pages(2), PROT_RW, MAP_SHARED);
 	ASSERT_MAPPED(a);
-	b = mmap(NULL, pages(2), PROT_RW, MAP_SHARED, self->fd, 0);
+	b = map_fd(self->fd, pages(2), PROT_RW, MAP_SHARED, 0);
 	ASSERT_MAPPED(b);
-	c = mmap(NULL, pages(1), PROT_READ, MAP_SHARED, self->fd, pages(1));
+	c = map_fd(self->fd, pages(1), PROT_READ, MAP_SHARED, pages(1));
 	ASSERT_MAPPED(c);
 	snprintf(a, pages(1), "%s", "via a");
 	snprintf(b + pages(1), pages(1), "%s", "via b");
@@ -1021,8 +967,7 @@ TEST_F(ashmem, shared_across_fork)
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (pid == 0) {
-		char *q = mmap(NULL, pages(1), PROT_RW, MAP_SHARED, self->fd,
-			       pages(1));
+		char *q = map_fd(self->fd, pages(1), PROT_RW, MAP_SHARED, pages(1));
 
 		EXPECT_STREQ("parent", p);
 		snprintf(p, pages(1), "%s", "child");
@@ -1037,7 +982,7 @@ TEST_F(ashmem, shared_across_fork)
 
 TEST_F(ashmem, shared_over_scm_rights)
 {
-	char name[ASHMEM_NAME_LEN], *p, byte = 0;
+	char *p, byte = 0;
 	int sv[2];
 	pid_t pid;
 
@@ -1059,10 +1004,8 @@ TEST_F(ashmem, shared_over_scm_rights)
 		fd = recv_fd(sv[1], &byte, 1);
 		ASSERT_LE(0, fd);
 		EXPECT_EQ(pages(2), ioctl(fd, ASHMEM_GET_SIZE));
-		memset(name, FILL, sizeof(name));
-		EXPECT_EQ(0, ioctl(fd, ASHMEM_GET_NAME, name));
-		EXPECT_STREQ("passed", name);
-		q = mmap(NULL, pages(2), PROT_RW, MAP_SHARED, fd, 0);
+		EXPECT_NAME(fd, "passed");
+		q = map_fd(fd, pages(2), PROT_RW, MAP_SHARED, 0);
 		ASSERT_MAPPED(q);
 		EXPECT_STREQ("from the sender", q);
 		snprintf(q + pages(1), pages(1), "%s", "from the receiver");
@@ -1086,7 +1029,7 @@ TEST_F(ashmem, private_mapping_is_anonymous_memory)
 	char *priv, *shared, *priv2, buf[16];
 
 	ASSERT_EQ(0, set_size(self->fd, size));
-	priv = mmap(NULL, pages(4), PROT_RW, MAP_PRIVATE, self->fd, 0);
+	priv = map_fd(self->fd, pages(4), PROT_RW, MAP_PRIVATE, 0);
 	ASSERT_MAPPED(priv);
 	/* Like a shared one, the first private mmap fixes size and name. */
 	EXPECT_ERRNO(EINVAL, set_size(self->fd, pages(2)));
@@ -1096,13 +1039,13 @@ TEST_F(ashmem, private_mapping_is_anonymous_memory)
 	EXPECT_EQ(-1, touch_pages(priv, 4, true));
 	memset(priv, 'p', pages(4));
 
-	shared = mmap(NULL, pages(4), PROT_RW, MAP_SHARED, self->fd, 0);
+	shared = map_fd(self->fd, pages(4), PROT_RW, MAP_SHARED, 0);
 	ASSERT_MAPPED(shared);
 	EXPECT_EQ(-1, touch_pages(shared, 4, true));
 	EXPECT_TRUE(all_bytes(shared, 0, pages(4)));
 	memset(shared, 's', size);
 
-	priv2 = mmap(NULL, pages(2), PROT_RW, MAP_PRIVATE, self->fd, pages(2));
+	priv2 = map_fd(self->fd, pages(2), PROT_RW, MAP_PRIVATE, pages(2));
 	ASSERT_MAPPED(priv2);
 	EXPECT_EQ(-1, touch_pages(priv2, 2, true));
 	EXPECT_TRUE(all_bytes(priv2, 0, pages(2)));
@@ -1140,7 +1083,7 @@ static char *read_only_area(struct __test_metadata *_metadata, int fd)
 	fill_pages(p, 4);
 	munmap(p, pages(4));
 	ASSERT_EQ(0, set_prot_mask(fd, PROT_READ));
-	p = mmap(NULL, pages(4), PROT_READ, MAP_SHARED, fd, 0);
+	p = map_fd(fd, pages(4), PROT_READ, MAP_SHARED, 0);
 	ASSERT_MAPPED(p);
 	return p;
 }
@@ -1200,16 +1143,13 @@ FIXTURE_SETUP(mapping)
 {
 	self->p = MAP_FAILED;
 	if (variant->memfd) {
-		self->fd = memfd_create("mapping",
-					MFD_CLOEXEC | MFD_ALLOW_SEALING);
+		self->fd = memfd_create("mapping", MFD_CLOEXEC | MFD_ALLOW_SEALING);
 		ASSERT_LE(0, self->fd);
 		ASSERT_EQ(0, ftruncate(self->fd, pages(MAPPING_PAGES)));
-		self->p = mmap(NULL, pages(MAPPING_PAGES), PROT_RW, MAP_SHARED,
-			       self->fd, 0);
+		self->p = map_fd(self->fd, pages(MAPPING_PAGES), PROT_RW, MAP_SHARED, 0);
 	} else {
 		self->fd = open_area(_metadata, O_RDWR);
-		self->p = area_map(self->fd, pages(MAPPING_PAGES), PROT_RW,
-				   MAP_SHARED);
+		self->p = area_map(self->fd, pages(MAPPING_PAGES), PROT_RW, MAP_SHARED);
 	}
 	ASSERT_MAPPED(self->p);
 	fill_pages(self->p, MAPPING_PAGES);
@@ -1225,7 +1165,7 @@ FIXTURE_TEARDOWN(mapping)
 /* Pages [@first, @first + @n) of the fixture's file, read through a new mapping. */
 static bool pages_hold(int fd, size_t first, size_t n, bool zero)
 {
-	char *q = mmap(NULL, pages(MAPPING_PAGES), PROT_READ, MAP_SHARED, fd, 0);
+	char *q = map_fd(fd, pages(MAPPING_PAGES), PROT_READ, MAP_SHARED, 0);
 	bool ok = q != MAP_FAILED;
 	size_t i;
 
@@ -1249,7 +1189,7 @@ TEST_F(mapping, madv_remove_punches_a_hole)
 		EXPECT_PAGE_COUNTS(self->fd, MAPPING_PAGES, 0, 0);
 
 	/* A read-only mapping that could be made writable punches too... */
-	ro = mmap(NULL, pages(1), PROT_READ, MAP_SHARED, self->fd, 0);
+	ro = map_fd(self->fd, pages(1), PROT_READ, MAP_SHARED, 0);
 	ASSERT_MAPPED(ro);
 	EXPECT_EQ(0, madvise(ro, pages(1), MADV_REMOVE));
 	EXPECT_TRUE(all_bytes(ro, 0, pages(1)));
@@ -1259,7 +1199,7 @@ TEST_F(mapping, madv_remove_punches_a_hole)
 	ASSERT_EQ(0, variant->memfd ?
 		  fcntl(self->fd, F_ADD_SEALS, F_SEAL_FUTURE_WRITE) :
 		  set_prot_mask(self->fd, PROT_READ));
-	ro = mmap(NULL, pages(MAPPING_PAGES), PROT_READ, MAP_SHARED, self->fd, 0);
+	ro = map_fd(self->fd, pages(MAPPING_PAGES), PROT_READ, MAP_SHARED, 0);
 	ASSERT_MAPPED(ro);
 	EXPECT_ERRNO(EACCES, madvise(ro + pages(3), pages(1), MADV_REMOVE));
 	EXPECT_TRUE(all_bytes(ro + pages(3), page_byte(3), pages(1)));
@@ -1279,8 +1219,7 @@ TEST_F(mapping, madv_remove_keeps_pin_state)
 
 	ASSERT_EQ(0, pin_pages(self->fd, ASHMEM_UNPIN, 1, 2));
 	ASSERT_EQ(0, madvise(self->p + pages(1), pages(2), MADV_REMOVE));
-	EXPECT_EQ(ASHMEM_IS_UNPINNED,
-		  pin_pages(self->fd, ASHMEM_GET_PIN_STATUS, 1, 2));
+	EXPECT_EQ(ASHMEM_IS_UNPINNED, pin_status(self->fd, 1, 2));
 	EXPECT_PAGE_COUNTS(self->fd, 2, 2, 0);
 	EXPECT_EQ(ASHMEM_NOT_PURGED, pin_pages(self->fd, ASHMEM_PIN, 1, 2));
 	EXPECT_TRUE(pages_hold(self->fd, 1, 2, true));
@@ -1306,19 +1245,15 @@ TEST_F(mapping, madvise_hints_keep_the_data)
 		int advice;
 		const char *name;
 	} hints[] = {
-		{ MADV_DONTNEED, "MADV_DONTNEED" },
-		{ MADV_WILLNEED, "MADV_WILLNEED" },
-		{ MADV_COLD, "MADV_COLD" },
-		{ MADV_PAGEOUT, "MADV_PAGEOUT" },
-		{ MADV_NORMAL, "MADV_NORMAL" },
-		{ MADV_RANDOM, "MADV_RANDOM" },
+		{ MADV_DONTNEED, "MADV_DONTNEED" }, { MADV_WILLNEED, "MADV_WILLNEED" },
+		{ MADV_COLD, "MADV_COLD" }, { MADV_PAGEOUT, "MADV_PAGEOUT" },
+		{ MADV_NORMAL, "MADV_NORMAL" }, { MADV_RANDOM, "MADV_RANDOM" },
 		{ MADV_SEQUENTIAL, "MADV_SEQUENTIAL" },
 	};
 	size_t i;
 
 	for (i = 0; i < ARRAY_SIZE(hints); i++) {
-		EXPECT_EQ(0, madvise(self->p, pages(MAPPING_PAGES),
-				     hints[i].advice))
+		EXPECT_EQ(0, madvise(self->p, pages(MAPPING_PAGES), hints[i].advice))
 			TH_LOG("%s: %s", hints[i].name, strerror(errno));
 		EXPECT_TRUE(pages_hold(self->fd, 0, MAPPING_PAGES, false))
 			TH_LOG("%s lost data", hints[i].name);
@@ -1396,8 +1331,7 @@ TEST_F(mapping, mremap_shrink_grow_move)
 	q = mremap(self->p, pages(MAPPING_PAGES + 2), pages(MAPPING_PAGES), 0);
 	ASSERT_EQ((uintptr_t)self->p, (uintptr_t)q);
 
-	dst = mmap(NULL, pages(MAPPING_PAGES), PROT_NONE,
-		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	dst = mmap(NULL, pages(MAPPING_PAGES), PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	ASSERT_MAPPED(dst);
 	q = mremap(self->p, pages(MAPPING_PAGES), pages(MAPPING_PAGES),
 		   MREMAP_MAYMOVE | MREMAP_FIXED, dst);
@@ -1428,8 +1362,7 @@ TEST_F(mapping, map_fixed_over_and_under)
 
 	anon = mmap(NULL, pages(2), PROT_RW, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	ASSERT_MAPPED(anon);
-	q = mmap(anon, pages(2), PROT_RW, MAP_SHARED | MAP_FIXED, self->fd,
-		 pages(2));
+	q = mmap(anon, pages(2), PROT_RW, MAP_SHARED | MAP_FIXED, self->fd, pages(2));
 	ASSERT_EQ((uintptr_t)anon, (uintptr_t)q);
 	EXPECT_TRUE(all_bytes(q, page_byte(2), pages(1)));
 	memset(q + pages(1), 'f', pages(1));
@@ -1472,8 +1405,7 @@ TEST_F(ashmem, huge_pages_punched_in_part)
 	ASSERT_MAPPED(res);
 	p = (char *)(((uintptr_t)res + HUGE - 1) & ~(uintptr_t)(HUGE - 1));
 	ASSERT_EQ(0, set_size(self->fd, 2 * HUGE));
-	ASSERT_EQ((uintptr_t)p, (uintptr_t)mmap(p, 2 * HUGE, PROT_RW,
-						MAP_SHARED | MAP_FIXED,
+	ASSERT_EQ((uintptr_t)p, (uintptr_t)mmap(p, 2 * HUGE, PROT_RW, MAP_SHARED | MAP_FIXED,
 						self->fd, 0));
 	ASSERT_EQ(0, madvise(p, 2 * HUGE, MADV_HUGEPAGE));
 	/*
@@ -1502,8 +1434,7 @@ TEST_F(ashmem, huge_pages_punched_in_part)
 	EXPECT_PAGE_COUNTS(self->fd, npages, 0, 0);
 	for (i = 0; i < npages; i++) {
 		bool zero = i == 5 || (i >= hole && i < hole + 16);
-		bool ok = all_bytes(p + pages(i), zero ? 0 : page_byte(i),
-				    pages(1));
+		bool ok = all_bytes(p + pages(i), zero ? 0 : page_byte(i), pages(1));
 
 		EXPECT_TRUE(ok) TH_LOG("page %zu", i);
 		if (!ok)
@@ -1525,15 +1456,14 @@ TEST_F(ashmem, fork_with_private_mapping)
 	shared = area_map(self->fd, pages(2), PROT_RW, MAP_SHARED);
 	ASSERT_MAPPED(shared);
 	memset(shared, 's', pages(2));
-	priv = mmap(NULL, pages(2), PROT_RW, MAP_PRIVATE, self->fd, 0);
+	priv = map_fd(self->fd, pages(2), PROT_RW, MAP_PRIVATE, 0);
 	ASSERT_MAPPED(priv);
 	memset(priv, 'p', pages(1));
 	fflush(NULL);
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (pid == 0) {
-		bool ok = all_bytes(priv, 'p', pages(1)) &&
-			  all_bytes(priv + pages(1), 0, pages(1));
+		bool ok = all_bytes(priv, 'p', pages(1)) && all_bytes(priv + pages(1), 0, pages(1));
 
 		memset(priv, 'c', pages(2));
 		_exit(ok ? 0 : 1);
@@ -1560,8 +1490,7 @@ TEST_F(ashmem, descriptor_is_not_a_file)
 	fill_pages(p, 2);
 	ASSERT_EQ(0, pipe(pipefd));
 	EXPECT_ERRNO(EINVAL, sendfile(pipefd[1], self->fd, &off, pages(1)));
-	EXPECT_ERRNO(EINVAL, splice(self->fd, &off, pipefd[1], NULL,
-				    pages(1), 0));
+	EXPECT_ERRNO(EINVAL, splice(self->fd, &off, pipefd[1], NULL, pages(1), 0));
 	EXPECT_ERRNO(ENODEV, fallocate(self->fd, FALLOC_FL_PUNCH_HOLE |
 				       FALLOC_FL_KEEP_SIZE, 0, pages(1)));
 	EXPECT_ERRNO(ENODEV, fallocate(self->fd, 0, 0, pages(4)));
@@ -1592,8 +1521,7 @@ TEST_F(ashmem, map_files_cannot_change_the_area)
 		return;
 	p = read_only_area(_metadata, self->fd);
 	ASSERT_EQ(0, maps_find(p, &e));
-	snprintf(path, sizeof(path), "/proc/self/map_files/%lx-%lx",
-		 e.start, e.end);
+	snprintf(path, sizeof(path), "/proc/self/map_files/%lx-%lx", e.start, e.end);
 	if (access(path, F_OK))
 		SKIP(return, "no %s (CONFIG_CHECKPOINT_RESTORE)", path);
 
@@ -1619,10 +1547,9 @@ TEST_F(ashmem, map_files_cannot_change_the_area)
 	EXPECT_EQ(sizeof(buf), pread(mfd, buf, sizeof(buf), pages(1)));
 	EXPECT_TRUE(all_bytes(buf, page_byte(1), sizeof(buf)));
 
-	EXPECT_ERRNO(EPERM, mmap(NULL, pages(1), PROT_READ, MAP_SHARED, mfd, 0));
-	EXPECT_ERRNO(EPERM, mmap(NULL, pages(1), PROT_RW, MAP_PRIVATE, mfd, 0));
-	EXPECT_ERRNO(EPERM, mmap(NULL, pages(1), PROT_READ | PROT_EXEC,
-				 MAP_PRIVATE, mfd, 0));
+	EXPECT_ERRNO(EPERM, map_fd(mfd, pages(1), PROT_READ, MAP_SHARED, 0));
+	EXPECT_ERRNO(EPERM, map_fd(mfd, pages(1), PROT_RW, MAP_PRIVATE, 0));
+	EXPECT_ERRNO(EPERM, map_fd(mfd, pages(1), PROT_READ | PROT_EXEC, MAP_PRIVATE, 0));
 	EXPECT_ERRNO(EBADF, write(mfd, "w", 1));
 	EXPECT_ERRNO(EBADF, pwrite(mfd, "written", 7, 0));
 	EXPECT_ERRNO(EBADF, fallocate(mfd, FALLOC_FL_PUNCH_HOLE |
@@ -1685,13 +1612,10 @@ FIXTURE_TEARDOWN(ashmem_mode)
 /* The driver does not look at the open mode: every ioctl works. */
 TEST_F(ashmem_mode, ioctls_work)
 {
-	char name[ASHMEM_NAME_LEN];
 	unsigned long id;
 
 	EXPECT_EQ(0, ioctl(self->fd, ASHMEM_SET_NAME, "mode"));
-	memset(name, FILL, sizeof(name));
-	EXPECT_EQ(0, ioctl(self->fd, ASHMEM_GET_NAME, name));
-	EXPECT_STREQ("mode", name);
+	EXPECT_NAME(self->fd, "mode");
 	EXPECT_EQ(0, set_size(self->fd, pages(2)));
 	EXPECT_EQ((long)pages(2), xioctl(self->fd, ASHMEM_GET_SIZE, 0));
 	EXPECT_EQ(0, set_prot_mask(self->fd, PROT_RW));
@@ -1735,22 +1659,19 @@ TEST_F(ashmem_mode, mmap)
 	ASSERT_EQ(0, set_size(self->fd, pages(2)));
 	if (variant->flags == O_WRONLY) {
 		/* Every mapping needs read access to the file. */
-		EXPECT_ERRNO(EACCES, mmap(NULL, pages(2), PROT_READ, MAP_SHARED,
-					  self->fd, 0));
-		EXPECT_ERRNO(EACCES, mmap(NULL, pages(2), PROT_RW, MAP_SHARED,
-					  self->fd, 0));
-		EXPECT_ERRNO(EACCES, mmap(NULL, pages(2), PROT_WRITE, MAP_PRIVATE,
-					  self->fd, 0));
+		EXPECT_ERRNO(EACCES, map_fd(self->fd, pages(2), PROT_READ, MAP_SHARED, 0));
+		EXPECT_ERRNO(EACCES, map_fd(self->fd, pages(2), PROT_RW, MAP_SHARED, 0));
+		EXPECT_ERRNO(EACCES, map_fd(self->fd, pages(2), PROT_WRITE, MAP_PRIVATE, 0));
 		EXPECT_ERRNO(EINVAL, ioctl(self->fd, ASHMEM_GET_FILE_ID, &id));
 		return;
 	}
 
 	/* O_RDONLY: no writable shared mapping, and no backing file made. */
-	EXPECT_ERRNO(EACCES, mmap(NULL, pages(2), PROT_RW, MAP_SHARED, self->fd, 0));
+	EXPECT_ERRNO(EACCES, map_fd(self->fd, pages(2), PROT_RW, MAP_SHARED, 0));
 	EXPECT_ERRNO(EINVAL, ioctl(self->fd, ASHMEM_GET_FILE_ID, &id));
 
 	/* A read-only shared mapping maps the shared backing file. */
-	p = mmap(NULL, pages(2), PROT_READ, MAP_SHARED, self->fd, 0);
+	p = map_fd(self->fd, pages(2), PROT_READ, MAP_SHARED, 0);
 	ASSERT_MAPPED(p);
 	ASSERT_EQ(0, ioctl(self->fd, ASHMEM_GET_FILE_ID, &id));
 	ASSERT_EQ(0, maps_find(p, &e));
@@ -1758,7 +1679,7 @@ TEST_F(ashmem_mode, mmap)
 	EXPECT_EQ((unsigned long long)id, e.inode);
 	EXPECT_STREQ("/dev/ashmem/mode (deleted)", e.path);
 	EXPECT_ERRNO(EACCES, mprotect(p, pages(2), PROT_RW));
-	q = mmap(NULL, pages(2), PROT_READ, MAP_SHARED, self->fd, 0);
+	q = map_fd(self->fd, pages(2), PROT_READ, MAP_SHARED, 0);
 	ASSERT_MAPPED(q);
 	ASSERT_EQ(0, maps_find(q, &e2));
 	EXPECT_EQ(e.inode, e2.inode);
@@ -1766,7 +1687,7 @@ TEST_F(ashmem_mode, mmap)
 	EXPECT_TRUE(all_bytes(p, 0, pages(2)));
 
 	/* A private writable mapping is the process's own memory. */
-	priv = mmap(NULL, pages(2), PROT_RW, MAP_PRIVATE, self->fd, 0);
+	priv = map_fd(self->fd, pages(2), PROT_RW, MAP_PRIVATE, 0);
 	ASSERT_MAPPED(priv);
 	memset(priv, 'w', pages(2));
 	EXPECT_TRUE(all_bytes(p, 0, pages(2)));
@@ -1776,7 +1697,7 @@ TEST_F(ashmem_mode, mmap)
 
 	/* Pinning works on a read-only descriptor. */
 	EXPECT_EQ(0, pin_pages(self->fd, ASHMEM_UNPIN, 1, 1));
-	EXPECT_EQ(ASHMEM_IS_UNPINNED, pin_pages(self->fd, ASHMEM_GET_PIN_STATUS, 0, 2));
+	EXPECT_EQ(ASHMEM_IS_UNPINNED, pin_status(self->fd, 0, 2));
 	EXPECT_EQ(ASHMEM_NOT_PURGED, pin_pages(self->fd, ASHMEM_PIN, 1, 1));
 }
 
@@ -1862,15 +1783,13 @@ TEST_F_TIMEOUT(ashmem, offsets_past_2gib, 120)
 	EXPECT_EQ((long)(int32_t)size, xioctl(self->fd, ASHMEM_GET_SIZE, 0));
 	EXPECT_EQ((long long)size, fdinfo_num(self->fd, "size"));
 	if (LP64) {
-		char *whole = mmap(NULL, size, PROT_RW, MAP_SHARED | MAP_NORESERVE,
-				   self->fd, 0);
+		char *whole = map_fd(self->fd, size, PROT_RW, MAP_SHARED | MAP_NORESERVE, 0);
 
 		ASSERT_MAPPED(whole);
 		snprintf(whole + off, pages(1), "%s", "past 2 GiB");
 		munmap(whole, size);
 	}
-	win = mmap(NULL, pages(1), PROT_RW, MAP_SHARED | MAP_NORESERVE,
-		   self->fd, off);
+	win = map_fd(self->fd, pages(1), PROT_RW, MAP_SHARED | MAP_NORESERVE, off);
 	ASSERT_MAPPED(win);
 	snprintf(win, pages(1), "%s", "past 2 GiB");
 
@@ -1890,8 +1809,7 @@ TEST_F_TIMEOUT(ashmem, offsets_past_2gib, 120)
 	EXPECT_EQ(ASHMEM_NOT_PURGED, pin_op(self->fd, ASHMEM_PIN, off, 0));
 
 	/* Page zero written too: offsets around and past 2 GiB. */
-	win = mmap(NULL, pages(1), PROT_RW, MAP_SHARED | MAP_NORESERVE,
-		   self->fd, 0);
+	win = map_fd(self->fd, pages(1), PROT_RW, MAP_SHARED | MAP_NORESERVE, 0);
 	ASSERT_MAPPED(win);
 	snprintf(win, pages(1), "%s", "page zero");
 	EXPECT_EQ(0, lseek(self->fd, 0, SEEK_SET));
@@ -1919,11 +1837,6 @@ TEST_F_TIMEOUT(ashmem, offsets_past_2gib, 120)
 }
 
 /* PIN, UNPIN and GET_PIN_STATUS */
-
-static int pin_status(int fd, size_t first, size_t npages)
-{
-	return pin_pages(fd, ASHMEM_GET_PIN_STATUS, first, npages);
-}
 
 TEST_F(ashmem, unpin_makes_range_unpinned)
 {
@@ -2012,8 +1925,7 @@ TEST_F(ashmem, purge_all_caches_purges_unpinned_pages)
 	EXPECT_EQ(ASHMEM_WAS_PURGED, pin_pages(self->fd, ASHMEM_PIN, 2, 4));
 	EXPECT_PAGE_COUNTS(self->fd, 8, 0, 0);
 	for (i = 0; i < 8; i++)
-		EXPECT_TRUE(all_bytes(p + pages(i), i >= 2 && i < 6 ? 0 : page_byte(i),
-				      pages(1)))
+		EXPECT_TRUE(all_bytes(p + pages(i), i >= 2 && i < 6 ? 0 : page_byte(i), pages(1)))
 			TH_LOG("page %d", i);
 }
 
@@ -2041,7 +1953,7 @@ TEST_F(ashmem, fdinfo_page_counts_follow_pin_state)
 {
 	ASSERT_EQ(0, set_size(self->fd, pages(7) + 1));
 	EXPECT_PAGE_COUNTS(self->fd, 8, 0, 0);
-	ASSERT_MAPPED(mmap(NULL, pages(8), PROT_READ, MAP_SHARED, self->fd, 0));
+	ASSERT_MAPPED(map_fd(self->fd, pages(8), PROT_READ, MAP_SHARED, 0));
 	ASSERT_EQ(0, pin_pages(self->fd, ASHMEM_UNPIN, 1, 3));
 	EXPECT_PAGE_COUNTS(self->fd, 5, 3, 0);
 	ASSERT_LE(0, ioctl(self->fd, ASHMEM_PURGE_ALL_CACHES));
@@ -2080,13 +1992,11 @@ static size_t slice_page(const struct pin_thread *t, unsigned int s)
 	return (s * PIN_THREADS + t->id) * PIN_SLICE;
 }
 
-static void pin_violation(struct pin_thread *t, unsigned int s,
-			  const char *what, long val)
+static void pin_violation(struct pin_thread *t, unsigned int s, const char *what, long val)
 {
 	if (!t->violations++)
-		snprintf(t->first, sizeof(t->first),
-			 "thread %u, page %zu: %s %ld", t->id,
-			 slice_page(t, s), what, val);
+		snprintf(t->first, sizeof(t->first), "thread %u, page %zu: %s %ld",
+			 t->id, slice_page(t, s), what, val);
 }
 
 /* Pages of slice @s that hold their data, and pages that read as zero. */
@@ -2153,8 +2063,7 @@ static void *pin_thread_main(void *arg)
 			pin_slice(t, s);
 		else
 			unpin_slice(t, s);
-		status = pin_pages(t->fd, ASHMEM_GET_PIN_STATUS,
-				   slice_page(t, s), PIN_SLICE);
+		status = pin_pages(t->fd, ASHMEM_GET_PIN_STATUS, slice_page(t, s), PIN_SLICE);
 		want = t->unpinned[s] ? ASHMEM_IS_UNPINNED : ASHMEM_IS_PINNED;
 		if (status != want)
 			pin_violation(t, s, "GET_PIN_STATUS returned", status);
@@ -2200,8 +2109,7 @@ TEST_F_TIMEOUT(ashmem, pin_and_unpin_from_threads_with_purges, 300)
 		t[i].map = map;
 		t[i].id = i;
 		t[i].seed = 0x9e3779b97f4a7c15ULL * (i + 1);
-		ASSERT_EQ(0, pthread_create(&t[i].thread, NULL,
-					    pin_thread_main, &t[i]));
+		ASSERT_EQ(0, pthread_create(&t[i].thread, NULL, pin_thread_main, &t[i]));
 	}
 	for (i = 0; i < PIN_THREADS; i++)
 		ASSERT_EQ(0, pthread_join(t[i].thread, NULL));
@@ -2271,8 +2179,7 @@ static int hog_until_purged(int fd, unsigned long long limit)
 
 	write_file("/proc/self/oom_score_adj", "1000");
 	for (total = 0; total < limit; total += HOG_CHUNK) {
-		char *p = mmap(NULL, HOG_CHUNK, PROT_RW,
-			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		char *p = mmap(NULL, HOG_CHUNK, PROT_RW, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 		size_t i;
 
 		if (p == MAP_FAILED)
@@ -2310,8 +2217,7 @@ TEST_F_TIMEOUT(ashmem, memory_pressure_purges_unpinned_pages, 300)
 	hog = fork();
 	ASSERT_LE(0, hog);
 	if (hog == 0)
-		_exit(hog_until_purged(self->fd,
-				       2ULL * si.totalram * si.mem_unit));
+		_exit(hog_until_purged(self->fd, 2ULL * si.totalram * si.mem_unit));
 	status = wait_child(hog);
 
 	/* Still running: this process was not OOM-killed. */
@@ -2323,15 +2229,13 @@ TEST_F_TIMEOUT(ashmem, memory_pressure_purges_unpinned_pages, 300)
 	/* A kill is a failure while unpinned pages were left to purge. */
 	if (status == 128 + SIGKILL) {
 		EXPECT_EQ(0, c.unpinned)
-			TH_LOG("memory hog OOM-killed, %lld unpinned pages resident",
-			       c.unpinned);
+			TH_LOG("memory hog OOM-killed, %lld unpinned pages resident", c.unpinned);
 	} else {
 		EXPECT_EQ(0, status);
 	}
 	EXPECT_EQ(npages, c.pinned + c.unpinned + c.purged);
 
-	EXPECT_EQ(ASHMEM_IS_UNPINNED, pin_op(self->fd, ASHMEM_GET_PIN_STATUS,
-					     PRESSURE_PINNED, 0));
+	EXPECT_EQ(ASHMEM_IS_UNPINNED, pin_op(self->fd, ASHMEM_GET_PIN_STATUS, PRESSURE_PINNED, 0));
 	EXPECT_EQ(ASHMEM_WAS_PURGED, pin_op(self->fd, ASHMEM_PIN, PRESSURE_PINNED, 0));
 	EXPECT_PAGE_COUNTS(self->fd, npages, 0, 0);
 

@@ -563,3 +563,16 @@ void wait_children(const pid_t *pids, int *status, int n, uint64_t until)
 		if (status[i] < 0)
 			kill(pids[i], SIGKILL);
 }
+
+void *map_fd(int fd, size_t len, int prot, int flags, off_t off)
+{
+	return mmap(NULL, len, prot, flags, fd, off);
+}
+
+int read_line(const char *path, char *buf, size_t len)
+{
+	if (read_small(path, buf, len))
+		return -1;
+	buf[strcspn(buf, "\n")] = '\0';
+	return 0;
+}

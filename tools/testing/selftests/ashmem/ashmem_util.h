@@ -257,4 +257,9 @@ static inline bool root_and_ashmem(struct __test_metadata *_metadata)
 }
 #endif /* __KSELFTEST_HARNESS_H */
 
+/* mmap() of @fd from @off, where the kernel chooses. */
+void *map_fd(int fd, size_t len, int prot, int flags, off_t off);
+/* The first line of a small file, without its newline: 0 or -1. */
+int read_line(const char *path, char *buf, size_t len);
+
 #endif /* ASHMEM_UTIL_H */
