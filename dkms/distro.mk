@@ -28,9 +28,11 @@ run-distro: dkms-deb samples
 
 # The mutation run: the module as DKMS builds it, on Debian's kernel, once
 # unchanged and once with each deliberate bug, and the KUnit tests under UML
-# the same way; not part of make check.
+# and the debug kernel's module the same way; not part of make check.
 mutants: selftests guest-bin
 	bash scripts/deps.sh dkms linux-headers-$(DISTRO_KVER)
+	if grep -q '^debug' mutants/ashmem.txt; then \
+		$(MAKE) KERNEL=debug guest-bin selftests; fi
 	python3 scripts/mutants.py run mutants/ashmem.txt . $(DISTRO_KVER) \
 		$(B)/selftests/$(KERNEL)-64/install $(KSRC) $(B)/mutants
 	cp $(B)/mutants/result.txt mutants/result.txt

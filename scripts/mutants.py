@@ -12,6 +12,10 @@ and the lines it changes:
     run: PROGRAM [ARGS...]        a 64-bit selftest program and its arguments
     kunit: GLOB                   or: the KUnit cases (kunit.py's filter) that
                                   must fail under UML
+    debug: PROGRAM [ARGS...]      or: a 64-bit selftest on the debug kernel
+    debug-kunit: GLOB             or: the KUnit cases (SUITE.CASE) of which one
+                                  at least must fail when the debug kernel
+                                  loads the module
     file: PATH                    optional, mm/ashmem.c by default
     - a line as it is             the '- ' or '+ ' is followed by the line
     + the line that replaces it   itself, tabs included
@@ -28,11 +32,20 @@ directory.  The KUnit mutants run under UML with kunit.py in KSRC, the
 prepared tree (its mm/ashmem.c is mutated for the run and put back, and the
 build directory is KSRC's kunit lane's, OUT/../kunit): first every case of
 the unchanged driver, which must pass, then each mutant's cases, of which
-one at least must fail.  The result goes to OUT/result.txt, a line per
-mutant; the exit status is 0 when the unchanged driver passed and every
-mutant was caught.
+one at least must fail.  The debug mutants are for what neither Debian's
+kernel nor UML can run (CONFIG_COMPAT, CONFIG_SHRINKER_DEBUG): KSRC's
+mm/ashmem.c gets the bug the same way, the debug kernel's module is built
+in OUT/../debug (make mm/ashmem.ko) and that kernel boots with it, loads
+it (which runs its KUnit tests) and runs the check: once unchanged, every
+check passing, then once per mutant.  The selftests come from
+OUT/../selftests/debug-64/install; at the end the unchanged module is
+built again.  The result goes to OUT/result.txt, a line per mutant; the
+exit status is 0 when the unchanged driver passed and every mutant was
+caught.
 """
 
+import contextlib
+import fnmatch
 import json
 import os
 import re
@@ -59,6 +72,8 @@ class Mutant:
         self.lineno = lineno
         self.run = None
         self.kunit = None
+        self.debug = None
+        self.debug_kunit = None
         self.file = "mm/ashmem.c"
         self.hunks = []		# [(old lines, new lines)...]
 
@@ -87,6 +102,10 @@ def parse(path):
                 m.run = line[5:].split()
             elif line.startswith("kunit: "):
                 m.kunit = line[7:].strip()
+            elif line.startswith("debug: "):
+                m.debug = line[7:].split()
+            elif line.startswith("debug-kunit: "):
+                m.debug_kunit = line[13:].strip()
             elif line.startswith("file: "):
                 m.file = line[6:].strip()
             elif line[0] == "-":
@@ -99,11 +118,13 @@ def parse(path):
                 sys.exit("%s:%d: not a mutant line: %s" % (path, lineno, line))
     names = [m.name for m in mutants]
     for m in mutants:
-        if bool(m.run) == bool(m.kunit) or not m.hunks:
-            sys.exit("%s: %s needs a run: or a kunit: line, and '-' lines"
+        kinds = [m.run, m.kunit, m.debug, m.debug_kunit]
+        if sum(bool(k) for k in kinds) != 1 or not m.hunks:
+            sys.exit("%s: %s needs one run:, kunit:, debug: or debug-kunit: line,"
+                     " and '-' lines" % (path, m.where()))
+        if not m.run and m.file != "mm/ashmem.c":
+            sys.exit("%s: %s: only run: mutants change other files than mm/ashmem.c"
                      % (path, m.where()))
-        if m.kunit and m.file != "mm/ashmem.c":
-            sys.exit("%s: %s: KUnit mutants change mm/ashmem.c" % (path, m.where()))
         if names.count(m.name) > 1:
             sys.exit("%s: two mutants named %s" % (path, m.name))
         if m.file not in [s for s, _ in SOURCES]:
@@ -154,19 +175,30 @@ def build(repo, kver, stage, m=None):
     return os.path.join(stage, "ashmem.ko")
 
 
-def boot(repo, kver, name, stage, selftests, runs):
-    """Boots Debian's kernel with @stage's module; the results of @runs."""
+# What a suites line runs for a selftest, and for the loaded module's KUnit
+# cases (ashmem-module.sh reports those of the run insmod started).
+def selftest(run):
+    return "/selftests/64/ashmem ./" + " ".join(run)
+
+
+MODULE_KUNIT = "/ /bin/sh /guest/ashmem-module.sh kunit"
+
+
+def boot(repo, kernel, name, stage, selftests, runs, env=None):
+    """Boots @kernel with @stage's module; the results of @runs.
+
+    @runs are the directories and commands of suites lines."""
     suites = os.path.join(stage, "suites")
     with open(suites, "w") as f:
         f.write("tap ashmem-module-load / /bin/sh /guest/ashmem-module.sh load\n")
         for i, run in enumerate(runs):
-            f.write("tap run%d /selftests/64/ashmem ./%s\n" % (i, " ".join(run)))
-    env = dict(os.environ, VM_SMP="2", VM_NUMA="2")
-    subprocess.run(["bash", os.path.join(HERE, "vm.sh"), "/boot/vmlinuz-" + kver,
+            f.write("tap run%d %s\n" % (i, run))
+    env = dict(os.environ, VM_SMP="2", **(env or {}))
+    subprocess.run(["bash", os.path.join(HERE, "vm.sh"), kernel,
                     name, suites, selftests + "=/selftests/64",
                     os.path.join(HERE, "guest") + "=/guest",
                     os.path.join(repo, "build/guest-bin") + "=/guest-bin",
-                    stage + "=/modules"], check=True, cwd=repo,
+                    stage + "=/modules"], check=True, cwd=repo, env=env,
                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     with open(os.path.join(repo, "build/results/%s.json" % name)) as f:
         res = json.load(f)
@@ -187,26 +219,33 @@ def boot(repo, kver, name, stage, selftests, runs):
 KUNIT_CONFIG = "mm/ashmem.kunitconfig"
 
 
+@contextlib.contextmanager
+def mutated(repo, ksrc, m):
+    """@ksrc's mm/ashmem.c with mutant @m (or none) while in the block."""
+    path = os.path.join(ksrc, "mm/ashmem.c")
+    with open(os.path.join(repo, "mm/ashmem.c")) as f:
+        text = f.read()
+    try:
+        with open(path, "w") as f:
+            f.write(apply(m, text) if m else text)
+        yield
+    finally:
+        with open(path, "w") as f:
+            f.write(text)
+
+
 def kunit(repo, ksrc, builddir, glob, m=None):
     """kunit.py on @ksrc with mutant @m: (passed, failed, first failure).
 
     failed is None when kunit.py ran no test (the mutant did not build)."""
-    path = os.path.join(ksrc, "mm/ashmem.c")
-    with open(os.path.join(repo, "mm/ashmem.c")) as f:
-        text = f.read()
     cmd = [sys.executable, "tools/testing/kunit/kunit.py", "run",
            "--kunitconfig=" + KUNIT_CONFIG, "--build_dir=" + builddir,
            "--jobs=%d" % os.cpu_count(), "--timeout=300", glob]
     if shutil.which("ccache"):
         cmd += ["--make_options", "CC=ccache gcc"]
-    try:
-        with open(path, "w") as f:
-            f.write(apply(m, text) if m else text)
+    with mutated(repo, ksrc, m):
         proc = subprocess.run(cmd, cwd=ksrc, stdout=subprocess.PIPE,
                               stderr=subprocess.STDOUT, text=True)
-    finally:
-        with open(path, "w") as f:
-            f.write(text)
     out = re.sub(r"\x1b\[[0-9;]*m", "", proc.stdout)
     done = re.search(r"Ran (\d+) tests?: (.*)", out)
     if not done:
@@ -217,6 +256,78 @@ def kunit(repo, ksrc, builddir, glob, m=None):
     first = re.search(r"\[FAILED\] (\S+)|\[CRASHED\] (\S+)", out)
     return (counts.get("passed", 0), failed,
             "%s failed" % (first.group(1) or first.group(2)) if first else "")
+
+
+def debug_build(repo, ksrc, kout, stage, m=None):
+    """The debug kernel's module (in @kout) with mutant @m, copied to @stage."""
+    cc = "ccache gcc" if shutil.which("ccache") else "gcc"	# as build-kernel.sh
+    with mutated(repo, ksrc, m):
+        subprocess.run(["make", "-s", "-C", ksrc, "O=" + kout, "ARCH=x86_64",
+                        "CC=" + cc, "-j%s" % os.environ.get("JOBS", os.cpu_count()),
+                        "mm/ashmem.ko"], check=True, stdout=subprocess.DEVNULL)
+    shutil.rmtree(stage, ignore_errors=True)
+    os.makedirs(stage)
+    shutil.copy(os.path.join(kout, "mm/ashmem.ko"), stage)
+
+
+def debug_check(m):
+    """A debug mutant's suites line and its words in result.txt."""
+    if m.debug:
+        return selftest(m.debug), "debug " + " ".join(m.debug)
+    return MODULE_KUNIT, "debug kunit " + m.debug_kunit
+
+
+def debug_caught(m, failures, problems):
+    """Whether @m's check failed: for KUnit, one of its cases."""
+    if m.debug:
+        return bool(failures or problems)
+    return any(fnmatch.fnmatchcase("ashmem." + c, m.debug_kunit) for c in
+               re.findall(r"not ok \d+ (\S+)", " ".join(failures)))
+
+
+def debug_run(mutants, repo, ksrc, out):
+    """The debug mutants: result.txt's lines, and whether all went well."""
+    kout = os.path.join(os.path.dirname(out), "debug")
+    selftests = os.path.join(os.path.dirname(out), "selftests/debug-64/install")
+    bzimage = os.path.join(kout, "arch/x86/boot/bzImage")
+    for need in (bzimage, selftests):
+        if not os.path.exists(need):
+            raise RuntimeError("no %s: make KERNEL=debug guest-bin selftests" % need)
+    checks = []
+    for m in mutants:
+        if debug_check(m) not in checks:
+            checks.append(debug_check(m))
+    # insmod runs the KUnit tests, which take a minute or more on this
+    # kernel under TCG: over configs/debug.config's hung task timeout.
+    env = {"KERNEL_ARGS": (os.environ.get("KERNEL_ARGS", "") +
+                           " sysctl.kernel.hung_task_timeout_secs=600").strip()}
+    lines, ok = [], True
+    stage = os.path.join(out, "debug-unchanged")
+    try:
+        debug_build(repo, ksrc, kout, stage)
+        results = boot(repo, bzimage, "mutants-debug-unchanged", stage,
+                       selftests, [c for c, _ in checks], env)
+        for (_, what), (passed, failed, failures, problems) in zip(checks, results):
+            good = passed and not failed and not problems
+            ok &= bool(good)
+            lines.append("%-32s %-6s %s: %d passed, %d failed%s" % (
+                "(unchanged)", "passes" if good else "FAILS", what, passed,
+                failed, (": " + failures[0]) if failures else ""))
+        for m in mutants:
+            stage = os.path.join(out, m.name)
+            debug_build(repo, ksrc, kout, stage, m)
+            passed, failed, failures, problems = boot(
+                repo, bzimage, "mutant-" + m.name, stage, selftests,
+                [debug_check(m)[0]], env)[0]
+            caught = debug_caught(m, failures, problems)
+            ok &= caught
+            why = failures[0] if failures else (problems[0] if problems else "")
+            lines.append("%-32s %-6s %s: %d passed, %d failed%s" % (
+                m.name, "caught" if caught else "MISSED", debug_check(m)[1],
+                passed, failed, (": " + why) if why else ""))
+    finally:
+        debug_build(repo, ksrc, kout, os.path.join(out, "debug-unchanged"))
+    return lines, ok
 
 
 def run(mutants, repo, kver, selftests, ksrc, out, names):
@@ -241,16 +352,19 @@ def run(mutants, repo, kver, selftests, ksrc, out, names):
         lines.append("%-32s %-6s kunit %s: %d passed, %s failed%s" % (
             m.name, "caught" if caught else "MISSED", m.kunit, passed,
             "no test" if failed is None else failed, (": " + why) if why else ""))
+    debug = [m for m in mutants if m.debug or m.debug_kunit]
     mutants = [m for m in mutants if m.run]
     runs = []
     for m in mutants:
         if m.run not in runs:
             runs.append(m.run)
+    kernel, numa = "/boot/vmlinuz-" + kver, {"VM_NUMA": "2"}
     if runs:
         build(repo, kver, os.path.join(out, "unchanged"))
     for run, (passed, failed, failures, problems) in zip(
-            runs, boot(repo, kver, "mutants-unchanged",
-                       os.path.join(out, "unchanged"), selftests, runs)
+            runs, boot(repo, kernel, "mutants-unchanged",
+                       os.path.join(out, "unchanged"), selftests,
+                       [selftest(r) for r in runs], numa)
             if runs else []):
         good = passed and not failed and not problems
         ok &= bool(good)
@@ -261,14 +375,20 @@ def run(mutants, repo, kver, selftests, ksrc, out, names):
         stage = os.path.join(out, m.name)
         build(repo, kver, stage, m)
         passed, failed, failures, problems = boot(
-            repo, kver, "mutant-" + m.name, stage, selftests, [m.run])[0]
+            repo, kernel, "mutant-" + m.name, stage, selftests,
+            [selftest(m.run)], numa)[0]
         caught = failed or problems
         ok &= bool(caught)
         why = failures[0] if failures else (problems[0] if problems else "")
         lines.append("%-32s %-6s %s: %d passed, %d failed%s" % (
             m.name, "caught" if caught else "MISSED", " ".join(m.run),
             passed, failed, (": " + why) if why else ""))
-    head = ["# make mutants: Debian's %s kernel and KUnit under UML, %s, %d mutants, %.0f s"
+    if debug:
+        more, good = debug_run(debug, repo, ksrc, out)
+        lines += more
+        ok &= good
+    head = ["# make mutants: Debian's %s kernel, KUnit under UML and the debug kernel,"
+            " %s, %d mutants, %.0f s"
             % (kver, time.strftime("%Y-%m-%d"), total, time.time() - start)]
     with open(os.path.join(out, "result.txt"), "w") as f:
         f.write("\n".join(head + lines) + "\n")
