@@ -68,7 +68,7 @@ for p in "${patches[@]}"; do
 done
 
 # checkpatch caches the tree's CamelCase words in the tree it ran from;
-# that file is no part of the series (make series compares the trees).
+# that file is no part of the series (make series checks the tree is clean).
 rm -f "$ksrc"/.checkpatch-camelcase.*
 
 # 2. kernel-doc: not a word on stderr or stdout.
