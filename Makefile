@@ -60,7 +60,7 @@ help:
 	@echo "                ends with 'N passed, N failed, N skipped', non-zero exit on any problem"
 	@echo "make check-fast the same without the debug and Debian kernels"
 	@echo "make deps       install missing Debian packages (apt-get, as root or via sudo)"
-	@echo "make prepare    extract linux-source-6.12 into $(KSRC), overlay the repo, patch"
+	@echo "make prepare    make $(KSRC) the git checkout of the series (patches/*.txt) on 6.12"
 	@echo "make kernel     build $(BZIMAGE) (KERNEL=$(KERNEL))"
 	@echo "make selftests  build the kselftests, static, 64-bit and 32-bit"
 	@echo "make samples    build the demo programs in samples/ashmem"
@@ -71,7 +71,7 @@ help:
 	@echo "make soak       the reclaim matrix (ashmem_reclaim), SOAK_RUNS=$(SOAK_RUNS) runs of every shape"
 	@echo "make bench      run ashmem_bench (64-bit) in the VM, instruction then wall clock; BENCH_ARGS=\"--quick\""
 	@echo "make patches    write the series (git format-patch, cover letter) to $(B)/patches"
-	@echo "make series     git am the series onto pristine 6.12: applies, is the tested tree, builds"
+	@echo "make series     git am the series onto pristine 6.12: applies, is the series; $(KSRC) is clean"
 	@echo "make lint       checkpatch on every patch, kernel-doc, sparse W=1, =y/=m/=n builds,"
 	@echo "                the uapi header test, headers_install, results.py's self-test,"
 	@echo "                and that mutants/ashmem.txt still applies"
@@ -93,7 +93,7 @@ deps:
 	@bash scripts/deps.sh
 
 prepare: deps
-	@python3 scripts/prepare-tree.py . $(B)
+	@python3 scripts/series.py prepare . $(KSRC)
 
 kernel: prepare
 	bash scripts/build-kernel.sh $(KSRC) $(KOUT) $(SELFTEST_CONFIGS) $(FRAGMENTS)
@@ -227,15 +227,15 @@ vmtest:
 	-@$(MAKE) vmtest-results
 	@python3 scripts/results.py summary $(RES)/vmtest-$(KERNEL).json
 
-# The series: written from patches/*.txt (scripts/series.py), then applied
-# with git am to a fresh checkout of pristine 6.12, compared file by file
-# with $(KSRC) (what everything else builds and tests) and built.
+# The series: the commits of $(KSRC)'s branch 'series' (scripts/series.py),
+# written by git format-patch, then applied with git am to a fresh checkout
+# of pristine 6.12; $(KSRC), what every lane builds, must be that series.
 patches: prepare
-	python3 scripts/series.py build . $(B) $(B)/patches
+	python3 scripts/series.py patches . $(KSRC) $(B)/patches
 
-series-results: patches kernel
+series-results: patches
 	@rm -f $(RES)/series.json $(LOGS)/series.log.rc; mkdir -p $(LOGS)
-	rc=0; python3 scripts/series.py verify . $(B) $(B)/patches $(KOUT) 2>&1 | tee $(LOGS)/series.log || rc=$$?; \
+	rc=0; python3 scripts/series.py verify $(KSRC) $(B)/patches $(B)/series 2>&1 | tee $(LOGS)/series.log || rc=$$?; \
 		echo $$rc >$(LOGS)/series.log.rc
 	@python3 scripts/results.py tap series $(LOGS)/series.log \
 		"$$(cat $(LOGS)/series.log.rc)" $(RES)/series.json
@@ -307,7 +307,7 @@ clean:
 	rm -rf $(LANES:%=$(B)/%) $(LANES:%=$(B)/%-lint-m) $(LANES:%=$(B)/%-lint-n) \
 		$(B)/kunit $(B)/selftests $(B)/samples $(B)/guest-bin $(B)/modules \
 		$(B)/initramfs $(B)/patches $(B)/series $(B)/docs \
-		$(LOGS) $(RES) $(B)/stage $(B)/*.suites
+		$(LOGS) $(RES) $(B)/*.suites
 
 distclean:
 	rm -rf $(B)

@@ -9,6 +9,8 @@ packages=(
 	libelf-dev libssl-dev patch xz-utils rsync cpio git python3
 	busybox-static qemu-system-x86 linux-source-6.12 sparse
 	python3-sphinx
+	# checkpatch checks SPDX tags with spdxcheck.py in a git tree (build/linux)
+	python3-git python3-ply
 	"$@"
 )
 

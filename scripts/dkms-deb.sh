@@ -16,8 +16,8 @@ if git -C "$repo" rev-parse -q --verify HEAD >/dev/null 2>&1; then
 	version+=+git$(git -C "$repo" log -1 --format=%cd --date=format:%Y%m%d.%H%M%S)
 	version+=.$(git -C "$repo" rev-parse --short=8 HEAD)
 fi
-maintainer=$(sed -n 's/^+M:\t//p' "$repo/mm/ashmem-maintainers.patch" | head -1)
-[ -n "$maintainer" ] || { echo "dkms-deb: no maintainer in mm/ashmem-maintainers.patch" >&2; exit 1; }
+maintainer=$(sed -n 's/^+M:\t//p' "$repo/patches/ashmem-maintainers.diff" | head -1)
+[ -n "$maintainer" ] || { echo "dkms-deb: no maintainer in patches/ashmem-maintainers.diff" >&2; exit 1; }
 
 stage=$out/stage
 src=$stage/usr/src/ashmem-$version

@@ -19,14 +19,12 @@ mkdir -p "$out"
 rm -rf "$out/Documentation/output"
 
 # htmldocs writes some pages into the source tree (the netlink specs'
-# .rst); remove what it adds, so that the tree stays the series.
-find "$ksrc" -type f | sort >"$out/files.before"
+# .rst); remove what it adds, so that the tree stays the series (KSRC is
+# its git checkout: what git does not track goes).
 start=$(date +%s)
 make -C "$ksrc" O="$out" SPHINXDIRS=userspace-api htmldocs >"$log" 2>&1
 rc=$?
-find "$ksrc" -type f | sort >"$out/files.after"
-comm -13 "$out/files.before" "$out/files.after" >"$out/files.added"
-xargs -r rm -f <"$out/files.added"
+git -C "$ksrc" clean -fdx >"$out/files.added"
 echo "# htmldocs added $(wc -l <"$out/files.added") files to $ksrc, removed again"
 echo "# htmldocs: status $rc in $(($(date +%s) - start)) s (log: $log)"
 if [ $rc = 0 ] && [ -s "$html/ashmem.html" ]; then

@@ -48,8 +48,10 @@ for p in "${patches[@]}"; do
 		ok=$userspace_ok
 	fi
 	# From the tree's top: checkpatch finds its spelling list, and the
-	# commit message is checked as a real commit's.
-	(cd "$ksrc" && ./scripts/checkpatch.pl --strict --show-types \
+	# commit message is checked as a real commit's.  In a git tree it
+	# checks SPDX tags with scripts/spdxcheck.py, which needs Debian's
+	# python3 (python3-git, python3-ply), first in PATH.
+	(cd "$ksrc" && PATH=/usr/bin:$PATH ./scripts/checkpatch.pl --strict --show-types \
 		--summary-file "$p") >"$log/cp" 2>&1
 	bad=$(grep -oE '^(ERROR|WARNING|CHECK):[A-Z0-9_]+' "$log/cp" |
 		while IFS=: read -r level type; do
@@ -68,7 +70,7 @@ for p in "${patches[@]}"; do
 done
 
 # checkpatch caches the tree's CamelCase words in the tree it ran from;
-# that file is no part of the series (make series compares the trees).
+# that file is no part of the series (make series checks the tree is clean).
 rm -f "$ksrc"/.checkpatch-camelcase.*
 
 # 2. kernel-doc: not a word on stderr or stdout.

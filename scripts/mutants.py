@@ -29,8 +29,9 @@ Debian's kernel once with the unchanged module, running every program of
 the list, which must pass; then once per mutant, with the mutated module and
 its program, which must fail.  SELFTESTS is the 64-bit selftests' install
 directory.  The KUnit mutants run under UML with kunit.py in KSRC, the
-prepared tree (its mm/ashmem.c is mutated for the run and put back, and the
-build directory is KSRC's kunit lane's, OUT/../kunit): first every case of
+prepared tree (its mm/ashmem.c is mutated for the run and put back; make
+prepare resets it to the series if a run is cut short; the build directory
+is KSRC's kunit lane's, OUT/../kunit): first every case of
 the unchanged driver, which must pass, then each mutant's cases, of which
 one at least must fail.  The debug mutants are for what neither Debian's
 kernel nor UML can run (CONFIG_COMPAT, CONFIG_SHRINKER_DEBUG): KSRC's

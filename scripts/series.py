@@ -1,18 +1,30 @@
 #!/usr/bin/env python3
-# The patch series: from patches/*.txt (the manifest), write a `git
-# format-patch` series against pristine 6.12, and check that it is the tree
-# make check tests.
+# The kernel tree and the patch series, one and the same: build/linux is a
+# git checkout whose branch 'series' is made from patches/*.txt (the
+# manifest) on top of pristine 6.12; `git format-patch` of that branch is
+# the series that is sent.
 """
 usage:
-  series.py order REPO
-      print the repo's patch files in the order prepare-tree.py applies them
-  series.py build REPO BUILD OUTDIR
-      write the series (cover letter first) into OUTDIR
-  series.py verify REPO BUILD OUTDIR KOUT
-      git am OUTDIR onto a fresh checkout of pristine 6.12 (BUILD/series/
-      linux), compare the result with BUILD/linux, file by file, and build
-      its mm/ with KOUT's configuration (in BUILD/series/KOUT's name);
-      prints TAP
+  series.py prepare REPO TREE
+      make TREE (build/linux) the git checkout of the series
+  series.py patches REPO TREE OUTDIR
+      write the series of TREE's branch 'series' (cover letter first) into
+      OUTDIR, after checking that the branch is what REPO's manifest makes
+  series.py verify TREE OUTDIR WORKDIR
+      git am OUTDIR onto a fresh checkout of pristine 6.12 (WORKDIR/linux):
+      it must give the tree of TREE's 'series', and TREE must be checked
+      out at 'series', clean; prints TAP
+
+The tree: TREE/.git has a branch 'pristine', the Debian tarball
+/usr/src/linux-source-6.12.tar.xz with every file (committed once per
+tarball), and a branch 'series', one commit per patch of the manifest.
+prepare makes both, then checks 'series' out: git rewrites only the files
+whose content changed, so every other file keeps its mtime and a kernel
+build (always out of tree, O=) stays incremental.  What else is in the
+work tree goes: a file edited by hand is reset to the series, and files
+the series does not have are deleted (git clean -fdx).  A tree of the old
+layout (an extracted tarball without .git) is converted in place the same
+way; a new tarball gets a new 'pristine' commit.
 
 The manifest: patches/NN-NAME.txt, one file per patch in NN order, 00 the
 cover letter.  Each is a mail-like text: lines starting with '#' first
@@ -24,29 +36,28 @@ or the cover letter's blurb).  Headers:
                             path/file      a repo file, copied to the same
                                            path of the tree (new, or whole)
                             path/dir/      every repo file under it
-                            path/x.patch   a diff of the repo, applied to
-                                           the tree (prepare-tree.py applies
-                                           them in this order too)
+                            patches/x.diff a diff of files of 6.12, applied
+                                           to the tree in this order
                           An ITEM ending in '?' is optional: it carries the
                           file if the repo has it, and nothing otherwise.
-  Maintainers: x.patch    (cover only) the diff that adds the MAINTAINERS
+  Maintainers: x.diff     (cover only) the diff that adds the MAINTAINERS
                           entry.  It is not a patch of its own: each patch
                           of the series adds the entry's F: lines for the
                           files it adds (the first one adds the whole entry
                           but the F: lines of files still to come), as
                           checkpatch asks of a patch that adds files.
 
-Every file prepare-tree.py overlays (the repo's files under mm/ include/
-tools/ samples/ Documentation/) must be carried by exactly one patch, and
-every *.patch there must be named exactly once: a new file is an error
-until it is listed.  Sign-offs and authorship come from `git config
+Every repo file under mm/ include/ tools/ samples/ Documentation/ must be
+carried by exactly one patch, and every patches/*.diff must be named
+exactly once: a new file is an error until it is listed.  Diffs live in
+patches/ only.  Sign-offs and authorship come from `git config
 user.name/user.email` (else from the repo's last commit); the dates from
 the repo's last commit, so the same commit gives the same series.
 """
 
 import fnmatch
 import glob
-import importlib.util
+import hashlib
 import os
 import re
 import shutil
@@ -54,21 +65,42 @@ import subprocess
 import sys
 import tempfile
 
-HERE = os.path.dirname(os.path.abspath(__file__))
 MANIFEST_DIR = "patches"
 TARBALL = "/usr/src/linux-source-6.12.tar.xz"
+OVERLAY_DIRS = ["mm", "include", "tools", "samples", "Documentation"]
+SKIP_SUFFIXES = (".orig", ".rej", "~", ".swp")
+DIFF_SUFFIXES = (".diff", ".patch")
+STAMP = "ashmem-pristine"		# in TREE/.git: the tarball committed
+SERIES_INDEX = "ashmem-series-index"	# in TREE/.git: the index 'series' is made in
+SERIES_KEY = "ashmem-series-key"	# in TREE/.git: what 'series' was made from
 
 
 def die(msg):
     sys.exit(f"series: error: {msg}")
 
 
-def prepare_tree():
-    spec = importlib.util.spec_from_file_location(
-        "prepare_tree", os.path.join(HERE, "prepare-tree.py"))
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+# ---------------------------------------------------------------- repo files
+
+def git_ignored(repo):
+    """Repo files git ignores (build leftovers), if this is a git checkout."""
+    if not os.path.exists(os.path.join(repo, ".git")):
+        return set()
+    r = subprocess.run(["git", "-C", repo, "ls-files", "-z", "--others",
+                        "--ignored", "--exclude-standard", "--"] + OVERLAY_DIRS,
+                       stdout=subprocess.PIPE, check=True)
+    return set(filter(None, r.stdout.decode().split("\0")))
+
+
+def overlay_files(repo):
+    """The repo's files under OVERLAY_DIRS: each one is a file of the tree."""
+    files = set()
+    for top in OVERLAY_DIRS:
+        for root, dirs, names in os.walk(os.path.join(repo, top)):
+            dirs[:] = [d for d in dirs if not d.startswith(".git")]
+            for name in names:
+                if not name.endswith(SKIP_SUFFIXES):
+                    files.add(os.path.relpath(os.path.join(root, name), repo))
+    return files - git_ignored(repo)
 
 
 # ---------------------------------------------------------------- manifest
@@ -117,47 +149,29 @@ def read_manifest(repo):
     return cover, patches
 
 
-def repo_patches(repo, pt):
-    """Every *.patch file under the overlay directories."""
-    found = set()
-    for top in pt.OVERLAY_DIRS:
-        for root, dirs, names in os.walk(os.path.join(repo, top)):
-            dirs[:] = [d for d in dirs if not d.startswith(".git")]
-            found |= {os.path.relpath(os.path.join(root, n), repo)
-                      for n in names if n.endswith(".patch")}
-    return found
-
-
-def patch_order(repo):
-    """The repo's patches in the order the series applies them; for
-    prepare-tree.py.  Fails on a patch the manifest does not name."""
-    pt = prepare_tree()
-    cover, patches = read_manifest(repo)
-    order = [cover["maintainers"]] if cover["maintainers"] else []
-    for e in patches:
-        order += [i.rstrip("?") for i in e["items"] if i.rstrip("?").endswith(".patch")]
-    order = [p for p in order if os.path.exists(os.path.join(repo, p))]
-    unlisted = sorted(repo_patches(repo, pt) - set(order))
-    if unlisted:
-        die(f"{', '.join(unlisted)}: not in any {MANIFEST_DIR}/*.txt "
-            "(add it to the Files: of the patch it belongs to)")
-    return order
-
-
-def resolve(repo, pt, cover, patches):
-    """For each patch: the overlay files and the repo diffs it carries.
-    Checks that every overlay file and every diff is carried once."""
-    overlay = pt.overlay_files(repo)
+def resolve(repo, cover, patches):
+    """For each patch: the repo files and the diffs it carries.  Checks
+    that every repo file of the tree and every diff is carried once."""
+    overlay = overlay_files(repo)
+    diffs = {f for f in overlay if f.endswith(DIFF_SUFFIXES)}
+    overlay -= diffs
+    all_diffs = {os.path.relpath(p, repo) for p in
+                 glob.glob(os.path.join(repo, MANIFEST_DIR, "*.diff"))}
     carried, diffs_seen = {}, {}
+    problems = [f"{d}: a diff belongs in {MANIFEST_DIR}/ (as a .diff)"
+                for d in sorted(diffs)]
     if cover["maintainers"]:
+        if not os.path.isfile(os.path.join(repo, cover["maintainers"])):
+            problems.append(f"{cover['file']}: {cover['maintainers']}: no such file")
         diffs_seen[cover["maintainers"]] = cover["file"]
-    problems = []
     for e in patches:
         e["files"], e["diffs"] = [], []
         for item in e["items"]:
             optional = item.endswith("?")
             item = item.rstrip("?")
-            if item.endswith(".patch"):
+            if item.endswith(DIFF_SUFFIXES):
+                if not item.startswith(MANIFEST_DIR + "/"):
+                    problems.append(f"{e['file']}: {item}: diffs live in {MANIFEST_DIR}/")
                 if not os.path.isfile(os.path.join(repo, item)):
                     if not optional:
                         problems.append(f"{e['file']}: {item}: no such file")
@@ -173,17 +187,14 @@ def resolve(repo, pt, cover, patches):
                 files = [item] if item in overlay else []
             if not files and not optional:
                 problems.append(f"{e['file']}: {item}: not a file of the repo's "
-                                f"{'/ '.join(pt.OVERLAY_DIRS)}/")
+                                f"{'/ '.join(OVERLAY_DIRS)}/")
             for f in files:
                 if f in carried:
                     problems.append(f"{f}: carried by {carried[f]} and {e['file']}")
                 carried[f] = e["file"]
                 e["files"].append(f)
-    for f in sorted(overlay - set(carried)):
+    for f in sorted(overlay - set(carried)) + sorted(all_diffs - set(diffs_seen)):
         problems.append(f"{f}: not carried by any patch: add it to the Files: "
-                        f"of one of {MANIFEST_DIR}/*.txt")
-    for p in sorted(repo_patches(repo, pt) - set(diffs_seen)):
-        problems.append(f"{p}: not carried by any patch: add it to the Files: "
                         f"of one of {MANIFEST_DIR}/*.txt")
     if problems:
         die("the manifest does not match the repo:\n  " + "\n  ".join(problems))
@@ -191,12 +202,16 @@ def resolve(repo, pt, cover, patches):
 
 # ---------------------------------------------------------------- git
 
-def git(gitdir, *args, env=None, input=None, check=True):
+def git(gitdir, *args, env=None, input=None, check=True, work=None):
+    """git on @gitdir; with the work tree @work if given."""
     e = dict(os.environ, GIT_DIR=gitdir)
     e.pop("GIT_WORK_TREE", None)
+    e.pop("GIT_INDEX_FILE", None)
+    if work:
+        e["GIT_WORK_TREE"] = work
     if env:
         e.update(env)
-    r = subprocess.run(["git", *args], env=e, input=input,
+    r = subprocess.run(["git", *args], env=e, input=input, cwd=work,
                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     if check and r.returncode:
         die(f"git {' '.join(args)}: {r.stderr.strip()}")
@@ -204,31 +219,19 @@ def git(gitdir, *args, env=None, input=None, check=True):
 
 
 def tarball_stamp():
+    if not os.path.exists(TARBALL):
+        die(f"{TARBALL} missing: run 'make deps' (apt-get install linux-source-6.12)")
     st = os.stat(TARBALL)
-    return f"{TARBALL} {st.st_size} {int(st.st_mtime)}"
+    return f"{TARBALL} {st.st_size} {int(st.st_mtime)}\n"
 
 
-def pristine_repo(build):
-    """A bare repo whose branch 'pristine' is the Debian 6.12 tarball,
-    extracted fresh (once per tarball), every file committed."""
-    gitdir = os.path.join(build, "series", "pristine.git")
-    stamp_file = os.path.join(build, "series", "pristine.stamp")
-    stamp = tarball_stamp()
-    if os.path.exists(stamp_file) and open(stamp_file).read() == stamp:
-        return gitdir
-    print(f"series: committing a fresh extraction of {TARBALL} (once)", flush=True)
-    shutil.rmtree(gitdir, ignore_errors=True)
-    os.makedirs(gitdir)
-    git(gitdir, "init", "-q", "--bare")
-    tmp = tempfile.mkdtemp(prefix="pristine.", dir=os.path.join(build, "series"))
-    try:
-        subprocess.run(["tar", "-xf", TARBALL, "-C", tmp, "--strip-components=1"],
-                       check=True)
-        env = {"GIT_WORK_TREE": tmp, "GIT_INDEX_FILE": os.path.join(gitdir, "index")}
-        git(gitdir, "-c", "core.looseCompression=1", "add", "-A", "-f", ".", env=env)
-        tree = git(gitdir, "write-tree", env=env).stdout.strip()
-    finally:
-        shutil.rmtree(tmp)
+def commit_pristine(gitdir, work):
+    """Commit @work, a fresh extraction of the tarball, as 'pristine'."""
+    env = {"GIT_INDEX_FILE": os.path.join(gitdir, "index.pristine")}
+    git(gitdir, "-c", "core.looseCompression=1", "add", "-A", "-f", ".",
+        env=env, work=work)
+    tree = git(gitdir, "write-tree", env=env).stdout.strip()
+    os.replace(env["GIT_INDEX_FILE"], os.path.join(gitdir, "index"))
     ident = {"GIT_AUTHOR_NAME": "Debian linux-source-6.12",
              "GIT_AUTHOR_EMAIL": "debian-kernel@lists.debian.org",
              "GIT_AUTHOR_DATE": "@0 +0000"}
@@ -237,8 +240,52 @@ def pristine_repo(build):
                  f"Linux 6.12 as in {os.path.basename(TARBALL)}",
                  env=ident).stdout.strip()
     git(gitdir, "update-ref", "refs/heads/pristine", commit)
-    with open(stamp_file, "w") as f:
-        f.write(stamp)
+
+
+def extract(dest):
+    print(f"series: extracting {TARBALL} and committing it as 'pristine' (once)",
+          flush=True)
+    subprocess.run(["tar", "-xf", TARBALL, "-C", dest, "--strip-components=1"],
+                   check=True)
+
+
+def pristine(tree):
+    """TREE/.git with the branch 'pristine' of the current tarball.  A new
+    TREE is extracted in place (its index then matches its files); an old
+    one (no .git, or an older tarball) gets 'pristine' from a temporary
+    extraction, and its index no stat data: checkout() compares its files
+    by content."""
+    gitdir = os.path.join(tree, ".git")
+    stamp_file = os.path.join(gitdir, STAMP)
+    stamp = tarball_stamp()
+    if (os.path.exists(stamp_file) and open(stamp_file).read() == stamp and
+            git(gitdir, "rev-parse", "-q", "--verify", "pristine", check=False).stdout):
+        return gitdir
+    parent = os.path.dirname(tree)
+    os.makedirs(parent, exist_ok=True)
+    tmp = tempfile.mkdtemp(prefix=os.path.basename(tree) + ".", dir=parent)
+    try:
+        if not os.path.isdir(tree):
+            extract(tmp)
+            git(os.path.join(tmp, ".git"), "init", "-q")
+            commit_pristine(os.path.join(tmp, ".git"), tmp)
+            git(os.path.join(tmp, ".git"), "config", "gc.auto", "0")
+            with open(os.path.join(tmp, ".git", STAMP), "w") as f:
+                f.write(stamp)
+            os.rename(tmp, tree)
+            return gitdir
+        print(f"series: {tree}: no 'pristine' of this tarball; "
+              "files the series keeps are not rewritten", flush=True)
+        if not os.path.isdir(gitdir):
+            git(gitdir, "init", "-q")
+        git(gitdir, "config", "gc.auto", "0")
+        extract(tmp)
+        commit_pristine(gitdir, tmp)
+        os.unlink(os.path.join(gitdir, "index"))
+        with open(stamp_file, "w") as f:
+            f.write(stamp)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
     return gitdir
 
 
@@ -263,19 +310,15 @@ def identity(repo):
 MAINT_F = re.compile(r"^\+[FX]:\t(\S+)$")
 
 
-def maintainers_diff(text, present):
-    """The MAINTAINERS diff with only the F:/X: lines whose pattern matches
-    a file of the tree so far; nothing if none is left."""
+def maintainers_diff(text, hit):
+    """The MAINTAINERS diff with only the F:/X: lines whose pattern
+    matches a file of the tree so far (hit(pattern)); nothing if none is
+    left."""
     out, kept_any = [], False
     for line in text.split("\n"):
         m = MAINT_F.match(line)
         if m:
-            pat = m.group(1)
-            if pat.endswith("/"):
-                hit = any(f.startswith(pat) for f in present)
-            else:
-                hit = bool(fnmatch.filter(present, pat))
-            if not hit:
+            if not hit(m.group(1)):
                 continue
             kept_any = True
         out.append(line)
@@ -304,14 +347,55 @@ def maintainers_diff(text, present):
     return "\n".join(result)
 
 
-def build(repo, build_dir, outdir):
-    repo, build_dir = os.path.abspath(repo), os.path.abspath(build_dir)
-    pt = prepare_tree()
+def matches(pattern, files):
+    """Does a MAINTAINERS F: pattern match one of @files?"""
+    if pattern.endswith("/"):
+        return any(f.startswith(pattern) for f in files)
+    return bool(fnmatch.filter(files, pattern))
+
+
+def new_files(diff):
+    """The files a diff creates."""
+    with open(diff, errors="replace") as f:
+        lines = f.read().split("\n")
+    return [b[6:].split("\t")[0] for a, b in zip(lines, lines[1:])
+            if a.startswith("--- /dev/null") and b.startswith("+++ b/")]
+
+
+def series_key(repo, gitdir, cover, patches, ident):
+    """What the series is made from: the pristine commit, this script,
+    the identity and date, the manifest and every file it carries."""
+    h = hashlib.sha256()
+    h.update(git(gitdir, "rev-parse", "pristine").stdout.encode())
+    h.update("\0".join(ident).encode())
+    paths = [os.path.abspath(__file__)]
+    paths += sorted(glob.glob(os.path.join(repo, MANIFEST_DIR, "[0-9][0-9]-*.txt")))
+    if cover["maintainers"]:
+        paths.append(os.path.join(repo, cover["maintainers"]))
+    for e in patches:
+        paths += [os.path.join(repo, f) for f in e["files"] + e["diffs"]]
+    for path in paths:
+        with open(path, "rb") as f:
+            data = f.read()
+        h.update(f"{os.path.relpath(path, repo)} {len(data)} "
+                 f"{os.stat(path).st_mode & 0o111}\0".encode())
+        h.update(data)
+    return h.hexdigest()
+
+
+def make_series(repo, gitdir):
+    """Commit the manifest's patches on 'pristine': the last commit.  The
+    same inputs (series_key()) give the same commits: they are made again
+    only when one of them changed."""
     cover, patches = read_manifest(repo)
-    resolve(repo, pt, cover, patches)
-    gitdir = pristine_repo(build_dir)
+    resolve(repo, cover, patches)
     name, email, date = identity(repo)
-    index = os.path.join(build_dir, "series", "index.series")
+    key = series_key(repo, gitdir, cover, patches, (name, email, date))
+    key_file = os.path.join(gitdir, SERIES_KEY)
+    last = git(gitdir, "rev-parse", "-q", "--verify", "series", check=False).stdout.strip()
+    if last and os.path.exists(key_file) and open(key_file).read() == f"{key} {last}\n":
+        return last
+    index = os.path.join(gitdir, SERIES_INDEX)
     env = {"GIT_INDEX_FILE": index,
            "GIT_AUTHOR_NAME": name, "GIT_AUTHOR_EMAIL": email,
            "GIT_AUTHOR_DATE": date, "GIT_COMMITTER_NAME": name,
@@ -324,25 +408,36 @@ def build(repo, build_dir, outdir):
         with open(os.path.join(repo, cover["maintainers"])) as f:
             maint_text = f.read()
         pristine_maint = git(gitdir, "rev-parse", "pristine:MAINTAINERS").stdout.strip()
+        pristine_files = git(gitdir, "ls-tree", "-r", "--name-only", "pristine").stdout.split("\n")
+        pristine_hits = {m.group(1): matches(m.group(1), pristine_files)
+                         for m in map(MAINT_F.match, maint_text.split("\n")) if m}
+    added = []
 
     parent = git(gitdir, "rev-parse", "pristine").stdout.strip()
     tree = git(gitdir, "rev-parse", "pristine^{tree}").stdout.strip()
     for e in patches:
-        for f in e["files"]:
-            src = os.path.join(repo, f)
-            sha = git(gitdir, "hash-object", "-w", src).stdout.strip()
-            mode = "100755" if os.stat(src).st_mode & 0o111 else "100644"
-            git(gitdir, "update-index", "--add", "--cacheinfo", f"{mode},{sha},{f}", env=env)
+        # The patch's files, then MAINTAINERS as in 6.12, in one index
+        # update; then its diffs and the MAINTAINERS entry so far.
+        srcs = [os.path.join(repo, f) for f in e["files"]]
+        shas = git(gitdir, "hash-object", "-w", "--stdin-paths",
+                   input="".join(p + "\n" for p in srcs)).stdout.split()
+        info = [f"{'100755' if os.stat(src).st_mode & 0o111 else '100644'} {sha}\t{f}\n"
+                for src, sha, f in zip(srcs, shas, e["files"])]
+        if maint_text:
+            info.append(f"100644 {pristine_maint}\tMAINTAINERS\n")
+        if info:
+            git(gitdir, "update-index", "--add", "--index-info", env=env,
+                input="".join(info))
+        added += e["files"]
         for d in e["diffs"]:
             r = git(gitdir, "apply", "--cached", "-p1", os.path.join(repo, d),
                     env=env, check=False)
             if r.returncode:
                 die(f"{d} (in {e['file']}) does not apply: {r.stderr.strip()}")
+            added += new_files(os.path.join(repo, d))
         if maint_text:
-            present = git(gitdir, "ls-files", env=env).stdout.split("\n")
-            git(gitdir, "update-index", "--cacheinfo",
-                f"100644,{pristine_maint},MAINTAINERS", env=env)
-            diff = maintainers_diff(maint_text, present)
+            diff = maintainers_diff(maint_text, lambda pat: pristine_hits[pat] or
+                                    matches(pat, added))
             if diff:
                 r = git(gitdir, "apply", "--cached", "-p1", "-", env=env,
                         input=diff + "\n", check=False)
@@ -355,20 +450,65 @@ def build(repo, build_dir, outdir):
         parent = git(gitdir, "commit-tree", new_tree, "-p", parent, "-F", "-",
                      env=env, input=msg).stdout.strip()
         tree = new_tree
-    git(gitdir, "update-ref", "refs/heads/series", parent)
+    os.unlink(index)
     if maint_text:
         # By the last patch, the whole entry must be in.
-        final = git(gitdir, "show", "series:MAINTAINERS").stdout.split("\n")
+        final = git(gitdir, "show", f"{parent}:MAINTAINERS").stdout.split("\n")
         missing = [line[1:] for line in maint_text.split("\n")
                    if MAINT_F.match(line) and line[1:] not in final]
         if missing:
             die(f"{cover['maintainers']}: no patch adds a file for "
                 f"{', '.join(missing)}")
+    with open(key_file, "w") as f:
+        f.write(f"{key} {parent}\n")
+    return parent
 
+
+def checkout(gitdir, tree):
+    """Check 'series' out in @tree, rewriting only what differs from it."""
+    git(gitdir, "symbolic-ref", "HEAD", "refs/heads/series")
+    if not os.path.exists(os.path.join(gitdir, "index")):
+        git(gitdir, "read-tree", "series")
+    # Files rewritten with the same content (scripts/mutants.py puts
+    # mm/ashmem.c back) are compared by content, not rewritten.
+    git(gitdir, "update-index", "-q", "--refresh", work=tree, check=False)
+    changed = git(gitdir, "diff", "-R", "--name-status", "series", work=tree).stdout
+    git(gitdir, "reset", "-q", "--hard", "series", work=tree)
+    removed = git(gitdir, "clean", "-fdx", work=tree).stdout
+    return (changed.split("\n")[:-1],
+            [line.replace("Removing ", "", 1) for line in removed.split("\n")[:-1]])
+
+
+def prepare(repo, tree):
+    repo, tree = os.path.abspath(repo), os.path.abspath(tree)
+    read_manifest(repo)		# a broken manifest fails before any work
+    gitdir = pristine(tree)
+    old = git(gitdir, "rev-parse", "-q", "--verify", "series", check=False).stdout.strip()
+    series = make_series(repo, gitdir)
+    git(gitdir, "update-ref", "refs/heads/series", series)
+    changed, removed = checkout(gitdir, tree)
+    for line in changed:
+        status, _, path = line.partition("\t")
+        print(f"  {'REMOVE' if status == 'D' else 'UPDATE'}  {path}")
+    for path in removed:
+        print(f"  CLEAN   {path}")
+    n = git(gitdir, "rev-list", "--count", "pristine..series").stdout.strip()
+    files = git(gitdir, "diff", "--name-only", "pristine", "series").stdout.count("\n")
+    print(f"series: {tree} is 'series', {n} commits on 'pristine'"
+          f"{' (unchanged)' if series == old else ''}: {files} files differ "
+          f"from 6.12, {len(changed)} rewritten, {len(removed)} removed")
+
+
+def patches_out(repo, tree, outdir):
+    repo, tree = os.path.abspath(repo), os.path.abspath(tree)
+    gitdir = os.path.join(tree, ".git")
+    cover, _ = read_manifest(repo)
+    if make_series(repo, gitdir) != git(gitdir, "rev-parse", "series").stdout.strip():
+        die(f"{tree}: 'series' is not what the manifest makes: run make prepare")
     shutil.rmtree(outdir, ignore_errors=True)
     os.makedirs(outdir)
-    r = git(gitdir, "format-patch", "-q", "--cover-letter", "-o", os.path.abspath(outdir),
-            "pristine..series", env=env)
+    git(gitdir, "format-patch", "-q", "--cover-letter", "-o", os.path.abspath(outdir),
+        "pristine..series")
     files = sorted(glob.glob(os.path.join(outdir, "*.patch")))
     letter = files[0]
     with open(letter) as f:
@@ -404,73 +544,39 @@ class Tap:
               "xfail:0 xpass:0 skip:0 error:0")
 
 
-def tree_of(gitdir, worktree, index):
-    """The git tree of every file under worktree, ignored or not."""
-    env = {"GIT_WORK_TREE": worktree, "GIT_INDEX_FILE": index}
-    if os.path.exists(index):
-        os.unlink(index)
-    git(gitdir, "add", "-A", "-f", ".", env=env)
-    return git(gitdir, "write-tree", env=env).stdout.strip()
-
-
-def verify(repo, build_dir, outdir, kout):
-    build_dir, kout = os.path.abspath(build_dir), os.path.abspath(kout)
+def verify(tree, outdir, workdir):
+    tree, workdir = os.path.abspath(tree), os.path.abspath(workdir)
+    gitdir = os.path.join(tree, ".git")
     tap = Tap()
-    gitdir = pristine_repo(build_dir)
     series = sorted(glob.glob(os.path.join(outdir, "*.patch")))[1:]
-    am = os.path.join(build_dir, "series", "linux")
+    am = os.path.join(workdir, "linux")
     shutil.rmtree(am, ignore_errors=True)
+    os.makedirs(workdir, exist_ok=True)
     subprocess.run(["git", "clone", "-q", "--shared", "--branch", "pristine",
                     gitdir, am], check=True)
     r = subprocess.run(["git", "-C", am, "-c", "user.name=series check",
                         "-c", "user.email=series@check", "am", "-q",
                         *map(os.path.abspath, series)],
                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    if not tap.result(r.returncode == 0 and series,
-                      f"git am: {len(series)} patches apply to a fresh checkout of "
-                      f"pristine 6.12", r.stdout):
-        tap.done()
-        return 1
-    am_tree = git(os.path.join(am, ".git"), "rev-parse", "HEAD^{tree}").stdout.strip()
-    built = git(gitdir, "rev-parse", "series^{tree}").stdout.strip()
-    tap.result(am_tree == built, "the applied series is the tree the manifest built")
+    if tap.result(r.returncode == 0 and series,
+                  f"git am: {len(series)} patches apply to a fresh checkout of "
+                  f"pristine 6.12", r.stdout):
+        am_tree = git(os.path.join(am, ".git"), "rev-parse", "HEAD^{tree}").stdout.strip()
+        built = git(gitdir, "rev-parse", "series^{tree}").stdout.strip()
+        tap.result(am_tree == built, "the applied series is the tree of 'series'",
+                   git(gitdir, "diff-tree", "-r", "--name-status", built,
+                       am_tree).stdout)
+    shutil.rmtree(am, ignore_errors=True)
 
-    # The tested tree, every file, against what git am made.
-    index = os.path.join(build_dir, "series", "index.linux")
-    linux_tree = tree_of(gitdir, os.path.join(build_dir, "linux"), index)
-    detail = ""
-    if linux_tree != am_tree:
-        detail = "files that differ (build/linux against the series):\n" + \
-            git(gitdir, "diff-tree", "-r", "--name-status", am_tree,
-                linux_tree).stdout
-    tap.result(linux_tree == am_tree,
-               "build/linux, the tree make check builds, is byte for byte the series",
-               detail)
-
-    # Build the applied series with KOUT's configuration: mm/, where the
-    # kernel code of the series is (the whole tree, byte for byte the same,
-    # is built and booted by make check).
-    out = os.path.join(build_dir, "series", os.path.basename(kout))
-    os.makedirs(out, exist_ok=True)
-    shutil.copy(os.path.join(kout, ".config"), os.path.join(out, ".config"))
-    cc = "ccache gcc" if shutil.which("ccache") else "gcc"
-    env = dict(os.environ)
-    log = os.path.join(build_dir, "series", "build.log")
-    with open(log, "w") as f:
-        r = subprocess.run(["make", "-C", am, f"O={out}", "ARCH=x86_64", f"CC={cc}",
-                            f"-j{os.environ.get('JOBS') or os.cpu_count()}",
-                            "olddefconfig", "mm/"],
-                           stdout=f, stderr=subprocess.STDOUT, env=env)
-    with open(log) as f:
-        tail = "".join(f.readlines()[-30:])
-    same_config = subprocess.run(["cmp", "-s", os.path.join(kout, ".config"),
-                                  os.path.join(out, ".config")]).returncode == 0
-    tap.result(r.returncode == 0 and same_config and
-               os.path.exists(os.path.join(out, "mm/ashmem.o")),
-               f"the applied series builds: mm/ with {os.path.basename(kout)}'s "
-               f"configuration (log: {os.path.relpath(log)})",
-               "" if r.returncode == 0 and same_config else
-               (tail if r.returncode else "olddefconfig changed the configuration"))
+    head = git(gitdir, "symbolic-ref", "-q", "HEAD", check=False).stdout.strip()
+    tap.result(head == "refs/heads/series",
+               f"{os.path.relpath(tree)} is checked out at 'series' (HEAD: {head or 'detached'})")
+    status = git(gitdir, "status", "--porcelain", "--ignored", "--untracked-files=all",
+                 work=tree).stdout
+    lines = status.split("\n")[:-1]
+    tap.result(not lines, f"{os.path.relpath(tree)}, the tree every lane builds, "
+               f"is clean: {len(lines)} files differ from 'series'",
+               "\n".join(lines[:30]))
     tap.done()
     return 1 if tap.failed else 0
 
@@ -479,11 +585,11 @@ def main():
     if len(sys.argv) < 3:
         sys.exit(__doc__)
     cmd, args = sys.argv[1], sys.argv[2:]
-    if cmd == "order" and len(args) == 1:
-        print("\n".join(patch_order(args[0])))
-    elif cmd == "build" and len(args) == 3:
-        build(*args)
-    elif cmd == "verify" and len(args) == 4:
+    if cmd == "prepare" and len(args) == 2:
+        prepare(*args)
+    elif cmd == "patches" and len(args) == 3:
+        patches_out(*args)
+    elif cmd == "verify" and len(args) == 3:
         sys.exit(verify(*args))
     else:
         sys.exit(__doc__)
