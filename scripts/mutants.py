@@ -298,16 +298,12 @@ def debug_run(mutants, repo, ksrc, out):
     for m in mutants:
         if debug_check(m) not in checks:
             checks.append(debug_check(m))
-    # insmod runs the KUnit tests, which take a minute or more on this
-    # kernel under TCG: over configs/debug.config's hung task timeout.
-    env = {"KERNEL_ARGS": (os.environ.get("KERNEL_ARGS", "") +
-                           " sysctl.kernel.hung_task_timeout_secs=600").strip()}
     lines, ok = [], True
     stage = os.path.join(out, "debug-unchanged")
     try:
         debug_build(repo, ksrc, kout, stage)
         results = boot(repo, bzimage, "mutants-debug-unchanged", stage,
-                       selftests, [c for c, _ in checks], env)
+                       selftests, [c for c, _ in checks])
         for (_, what), (passed, failed, failures, problems) in zip(checks, results):
             good = passed and not failed and not problems
             ok &= bool(good)
@@ -319,7 +315,7 @@ def debug_run(mutants, repo, ksrc, out):
             debug_build(repo, ksrc, kout, stage, m)
             passed, failed, failures, problems = boot(
                 repo, bzimage, "mutant-" + m.name, stage, selftests,
-                [debug_check(m)[0]], env)[0]
+                [debug_check(m)[0]])[0]
             caught = debug_caught(m, failures, problems)
             ok &= caught
             why = failures[0] if failures else (problems[0] if problems else "")
