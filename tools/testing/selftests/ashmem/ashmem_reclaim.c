@@ -30,7 +30,6 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
-#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
@@ -303,8 +302,7 @@ static int start_owner(struct owner *o, size_t size, unsigned int flags)
 
 	if (pipe(ready) || pipe(go) || pipe(result))
 		return -1;
-	fflush(NULL);
-	o->pid = fork();
+	o->pid = fork_child();
 	if (o->pid < 0)
 		return -1;
 	if (o->pid == 0) {
@@ -314,7 +312,6 @@ static int start_owner(struct owner *o, size_t size, unsigned int flags)
 		o->ready = ready[1];
 		o->go = go[0];
 		o->result = result[1];
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		owner_main(o, size, flags);
 	}
 	close(ready[1]);
@@ -336,13 +333,10 @@ static void close_owner(struct owner *o)
 /* A hog process: allocates @target bytes, exits 0 once it holds them. */
 static pid_t start_hog(size_t target, unsigned int flags)
 {
-	pid_t pid;
+	pid_t pid = fork_child();
 
-	fflush(NULL);
-	pid = fork();
 	if (pid != 0)
 		return pid;
-	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	if (((flags & IN_CGROUP) && cg_enter()) ||
 	    ((flags & ON_NODE) && bind_to_node(NUMA_NODE)))
 		_exit(2);

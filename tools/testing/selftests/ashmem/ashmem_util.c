@@ -396,6 +396,17 @@ int smaps_get(const void *addr, const char *key, char *val, size_t len)
 	return ret;
 }
 
+pid_t fork_child(void)
+{
+	pid_t pid;
+
+	fflush(NULL);
+	pid = fork();
+	if (pid == 0)
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+	return pid;
+}
+
 int wait_child(pid_t pid)
 {
 	int status;
@@ -458,7 +469,6 @@ static void __noreturn memory_hog(unsigned int round)
 	long total_kb = meminfo_kb("MemTotal");
 	char *chunks[4096];
 
-	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	write_file("/proc/self/oom_score_adj", "1000");
 	for (;; round++) {
 		int n = 0, past_zero = 0;
@@ -486,15 +496,12 @@ static void __noreturn memory_hog(unsigned int round)
 pid_t start_memory_hog(void)
 {
 	unsigned int round = 0;
-	pid_t pid;
+	pid_t pid = fork_child();
 
-	fflush(NULL);
-	pid = fork();
 	if (pid != 0)
 		return pid;
-	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	for (;; round++) {
-		pid_t hog = fork();
+		pid_t hog = fork_child();
 
 		if (hog == 0)
 			memory_hog(round);

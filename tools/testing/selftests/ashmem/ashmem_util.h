@@ -107,6 +107,8 @@ int maps_find(const void *addr, struct maps_entry *e);
 /* The "@key:" line of the smaps entry of the mapping at @addr: key_string(). */
 int smaps_get(const void *addr, const char *key, char *val, size_t len);
 
+/* fork() after flushing stdio; the child gets SIGKILL when its parent dies. */
+pid_t fork_child(void);
 /* The exit code of a child, or 128 + the signal that killed it. */
 int wait_child(pid_t pid);
 /* Kills a child with SIGKILL and reaps it; returns what wait_child() says. */
