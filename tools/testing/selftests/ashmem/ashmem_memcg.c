@@ -36,23 +36,12 @@
 #include "../kselftest_harness.h"
 #include "ashmem_util.h"
 
-#define CG_ROOT		"/sys/fs/cgroup"
 #define MIB		((size_t)1 << 20)
 
 /* Limit, area and anonymous memory of the memory.max tests. */
 #define LIMIT		"64M"
 #define AREA_MB		48
 #define ANON_MB		48
-
-/* cgroup2 on /sys/fs/cgroup with the memory controller, or false. */
-static bool cgroup2_memory(void)
-{
-	char buf[512];
-
-	return mount_if_missing(CG_ROOT "/cgroup.controllers", "cgroup2", CG_ROOT) &&
-	       !read_small(CG_ROOT "/cgroup.controllers", buf, sizeof(buf)) &&
-	       strstr(buf, "memory");
-}
 
 /*
  * Whether the kernel has ashmem's mm patches (shmem_set_file() is one of
@@ -64,16 +53,6 @@ static bool kernel_has_ashmem_series(void)
 	return kernel_symbol("shmem_set_file") == 1;
 }
 
-static bool swap_on(void)
-{
-	char buf[4096];
-
-	/* One header line, then one line per swap area. */
-	if (read_small("/proc/swaps", buf, sizeof(buf)))
-		return false;
-	return strchr(buf, '\n') && strchr(buf, '\n')[1] != '\0';
-}
-
 /* A counter of a cgroup's memory.events ("oom_kill", "max"...), or -1. */
 static long cg_event(const char *cg, const char *key)
 {
@@ -83,15 +62,6 @@ static long cg_event(const char *cg, const char *key)
 	if (read_small(path, buf, sizeof(buf)))
 		return -1;
 	return key_value(buf, key);
-}
-
-/* Move the calling process into @cg. */
-static int cg_enter(const char *cg)
-{
-	char path[PATH_MAX];
-
-	snprintf(path, sizeof(path), "%s/cgroup.procs", cg);
-	return write_str(path, "0");
 }
 
 /* An area made from inside @cg, so that it belongs to @cg; unpinned. */
@@ -150,15 +120,24 @@ static void __noreturn pressure_child(const char *cg, bool unpin)
 static int run_pressure(const char *cg, bool unpin)
 {
 	int status = -1;
-	pid_t pid;
+	pid_t pid = fork_child();
 
-	fflush(NULL);
-	pid = fork();
 	if (pid == 0)
 		pressure_child(cg, unpin);
 	if (pid < 0 || waitpid(pid, &status, 0) != pid)
 		return -1;
 	return status;
+}
+
+/* Writes @size to @cg's memory.reclaim; EAGAIN (less was reclaimed) is fine. */
+static int cg_reclaim(const char *cg, const char *size)
+{
+	char path[PATH_MAX + 16];
+
+	snprintf(path, sizeof(path), "%s/memory.reclaim", cg);
+	if (write_str(path, size) && errno != EAGAIN)
+		return -1;
+	return 0;
 }
 
 static void log_events(struct __test_metadata *_metadata, const char *cg)
@@ -192,20 +171,14 @@ static int cg_make(const char *top, const char *name, const char *max,
 
 FIXTURE_SETUP(memcg)
 {
-	char buf[PATH_MAX + 8], path[PATH_MAX];
+	char path[PATH_MAX];
 
 	if (!root_and_ashmem(_metadata))
 		return;
 	if (!cgroup2_memory())
 		SKIP(return, "no cgroup2 memory controller (CONFIG_MEMCG)");
 
-	/* "0::/path" in /proc/self/cgroup under cgroup v2. */
-	ASSERT_EQ(0, read_small("/proc/self/cgroup", buf, sizeof(buf)));
-	ASSERT_EQ(0, strncmp(buf, "0::", 3));
-	buf[strcspn(buf, "\n")] = '\0';
-	snprintf(self->home, sizeof(self->home), "%s%s", CG_ROOT,
-		 strcmp(buf + 3, "/") ? buf + 3 : "");
-
+	ASSERT_EQ(0, cg_self(self->home, sizeof(self->home)));
 	snprintf(self->top, sizeof(self->top), "%s/ashmem_memcg.%d", CG_ROOT,
 		 getpid());
 	ASSERT_EQ(0, write_str(CG_ROOT "/cgroup.subtree_control", "+memory"));
@@ -244,7 +217,7 @@ static int limited_pressure(struct __test_metadata *_metadata, const char *top,
 	return status;
 }
 
-/* Test 1: the cgroup's own limit purges its unpinned area; no OOM kill. */
+/* The cgroup's own limit purges its unpinned area; no OOM kill. */
 TEST_F(memcg, limit_purges_unpinned)
 {
 	char a[PATH_MAX];
@@ -260,7 +233,7 @@ TEST_F(memcg, limit_purges_unpinned)
 	EXPECT_LT(0, cg_event(a, "max"));
 }
 
-/* Test 2, the control: the same with the area pinned ends in an OOM kill. */
+/* The control: the same with the area pinned ends in an OOM kill. */
 TEST_F(memcg, limit_kills_when_pinned)
 {
 	char a[PATH_MAX];
@@ -273,7 +246,7 @@ TEST_F(memcg, limit_kills_when_pinned)
 	EXPECT_LE(1, cg_event(a, "oom_kill"));
 }
 
-/* Test 3: pressure in a cgroup leaves a sibling's unpinned area alone. */
+/* Pressure in a cgroup leaves a sibling's unpinned area alone. */
 TEST_F(memcg, sibling_not_purged)
 {
 	const size_t n = 16 * MIB / pages(1);
@@ -301,7 +274,7 @@ TEST_F(memcg, sibling_not_purged)
 	close(fd);
 }
 
-/* Test 4: global reclaim purges the unpinned areas of every cgroup. */
+/* Global reclaim purges the unpinned areas of every cgroup. */
 TEST_F(memcg, global_pressure_purges_all)
 {
 	const size_t n = 32 * MIB / pages(1);
@@ -432,17 +405,6 @@ TEST_F(memcg, reclaim_purges_what_is_asked)
 	close(fd);
 }
 
-/* Writes @size to @cg's memory.reclaim; EAGAIN (less was reclaimed) is fine. */
-static int cg_reclaim(const char *cg, const char *size)
-{
-	char path[PATH_MAX + 16];
-
-	snprintf(path, sizeof(path), "%s/memory.reclaim", cg);
-	if (write_str(path, size) && errno != EAGAIN)
-		return -1;
-	return 0;
-}
-
 /*
  * An area filled from cgroup a and mapped, while it is unpinned, by a task
  * in cgroup b (the fd passed on, as from an app to a system service): the
@@ -462,8 +424,7 @@ TEST_F(memcg, mapped_from_another_cgroup)
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(0, pipe(ready));
 	ASSERT_EQ(0, pipe(done));
-	fflush(NULL);
-	pid = fork();
+	pid = fork_child();
 	ASSERT_LE(0, pid);
 	if (pid == 0) {
 		char *view;
@@ -493,13 +454,13 @@ TEST_F(memcg, mapped_from_another_cgroup)
 }
 
 /*
- * Test 5: an area outlives its cgroup.  Its ranges go to the parent, and so
+ * An area outlives its cgroup.  Its ranges go to the parent, and so
  * do ranges unpinned after the removal: the parent's own reclaim
  * (memory.reclaim) purges both.
  */
 TEST_F(memcg, removed_cgroup_reparented)
 {
-	char c[PATH_MAX], path[PATH_MAX], *map;
+	char c[PATH_MAX], *map;
 	int fd, i;
 
 	ASSERT_EQ(0, cg_make(self->top, "c", NULL, c));
@@ -509,9 +470,7 @@ TEST_F(memcg, removed_cgroup_reparented)
 	ASSERT_EQ(0, rmdir(c));
 	ASSERT_EQ(0, pin_pages(fd, ASHMEM_UNPIN, 6, 2));
 
-	snprintf(path, sizeof(path), "%s/memory.reclaim", self->top);
-	/* EAGAIN: less than asked was reclaimed, which is fine here. */
-	if (write_str(path, "1M") && errno != EAGAIN)
+	if (cg_reclaim(self->top, "1M"))
 		TH_LOG("memory.reclaim: %s", strerror(errno));
 	TH_LOG("after memory.reclaim of the parent: %lld pages purged",
 	       fdinfo_num(fd, "purged"));
@@ -528,7 +487,7 @@ TEST_F(memcg, removed_cgroup_reparented)
 	close(fd);
 }
 
-/* Test 5, global: a removed cgroup's area is purged by global reclaim. */
+/* A removed cgroup's area is purged by global reclaim. */
 TEST_F(memcg, removed_cgroup_global_purge)
 {
 	char c[PATH_MAX], *map;

@@ -29,7 +29,6 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
-#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
@@ -44,7 +43,6 @@
 #include "ashmem_util.h"
 
 #define MIB		((size_t)1 << 20)
-#define CG_ROOT		"/sys/fs/cgroup"
 #define CG_RECLAIM	CG_ROOT "/ashmem_reclaim"
 #define MAX_OWNERS	4
 #define PINNED_MB	4		/* pinned head of every area */
@@ -129,19 +127,6 @@ static int bind_to_node(int node)
 		       8 * sizeof(mask) + 1);
 }
 
-static bool cgroup2_memory(void)
-{
-	char buf[512];
-
-	if (read_small(CG_ROOT "/cgroup.controllers", buf, sizeof(buf)) &&
-	    mount("cgroup2", CG_ROOT, "cgroup2", 0, NULL))
-		return false;
-	if (read_small(CG_ROOT "/cgroup.controllers", buf, sizeof(buf)))
-		return false;
-	return strstr(buf, "memory") &&
-	       !write_str(CG_ROOT "/cgroup.subtree_control", "+memory");
-}
-
 static long long cg_num(const char *file)
 {
 	char path[PATH_MAX], buf[64];
@@ -150,12 +135,6 @@ static long long cg_num(const char *file)
 	if (read_small(path, buf, sizeof(buf)))
 		return -1;
 	return strtoll(buf, NULL, 10);
-}
-
-/* Move the calling process into the test's cgroup. */
-static int cg_enter(void)
-{
-	return write_str(CG_RECLAIM "/cgroup.procs", "0");
 }
 
 /*
@@ -177,11 +156,6 @@ static int hog(size_t target)
 			p[i] = 1;
 	}
 	return 0;
-}
-
-static int fill_byte(size_t page)
-{
-	return 1 + page % 251;
 }
 
 /* Unpin what the shape unpins; returns the number of pages unpinned. */
@@ -232,7 +206,7 @@ static int verify_area(int fd, size_t npages, unsigned int flags,
 			free(page);
 			return -1;
 		}
-		intact = all_bytes(page, fill_byte(i), pages(1));
+		intact = all_bytes(page, page_byte(i), pages(1));
 		if (!page_unpinned(i, flags)) {
 			r->pinned_lost += !intact;
 		} else if (!intact) {
@@ -260,19 +234,16 @@ static void __noreturn owner_main(struct owner *o, size_t size,
 	char *p;
 	int fd;
 
-	if (((flags & IN_CGROUP) && cg_enter()) ||
+	if (((flags & IN_CGROUP) && cg_enter(CG_RECLAIM)) ||
 	    ((flags & ON_NODE) && bind_to_node(NUMA_NODE))) {
 		r.error = 1;
 		goto out;
 	}
-	fd = open(ASHMEM_DEV, O_RDWR | O_CLOEXEC);
-	p = fd < 0 ? MAP_FAILED : area_map(fd, size, PROT_RW, MAP_SHARED);
-	if (p == MAP_FAILED) {
+	fd = area_filled(size, &p);
+	if (fd < 0) {
 		r.error = 2;
 		goto out;
 	}
-	for (size_t i = 0; i < npages; i++)
-		memset(p + pages(i), fill_byte(i), pages(1));
 	r.unpinned = unpin_area(fd, npages, flags);
 	if (r.unpinned < 0) {
 		r.error = 3;
@@ -337,7 +308,7 @@ static pid_t start_hog(size_t target, unsigned int flags)
 
 	if (pid != 0)
 		return pid;
-	if (((flags & IN_CGROUP) && cg_enter()) ||
+	if (((flags & IN_CGROUP) && cg_enter(CG_RECLAIM)) ||
 	    ((flags & ON_NODE) && bind_to_node(NUMA_NODE)))
 		_exit(2);
 	_exit(hog(target) ? 1 : 0);
@@ -503,15 +474,12 @@ FIXTURE_VARIANT_ADD(reclaim, numa_node1) {
 
 FIXTURE_SETUP(reclaim)
 {
-	char buf[4096];
 	int fd = open(ASHMEM_DEV, O_RDWR | O_CLOEXEC);
 
 	if (fd < 0)
 		SKIP(return, "%s: %s", ASHMEM_DEV, strerror(errno));
 	close(fd);
-	/* One header line, then one line per swap area. */
-	if (!read_small("/proc/swaps", buf, sizeof(buf)) && strchr(buf, '\n') &&
-	    strchr(buf, '\n')[1])
+	if (swap_on())
 		SKIP(return, "swap is on: reclaim may swap instead of purging");
 	if ((variant->flags & ON_NODE) &&
 	    node_meminfo_kb(NUMA_NODE, "MemTotal") <= 0)
@@ -519,7 +487,8 @@ FIXTURE_SETUP(reclaim)
 	if (variant->flags & IN_CGROUP) {
 		char limit[32];
 
-		if (!cgroup2_memory())
+		if (!cgroup2_memory() ||
+		    write_str(CG_ROOT "/cgroup.subtree_control", "+memory"))
 			SKIP(return, "needs cgroup2 with the memory controller");
 		rmdir(CG_RECLAIM);
 		ASSERT_EQ(0, mkdir(CG_RECLAIM, 0755));

@@ -12,6 +12,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,7 +29,6 @@
 
 #define TRACEFS		"/sys/kernel/tracing"
 #define MAX_EVENTS	256
-#define CGROUP		"/sys/fs/cgroup"
 
 /* One ashmem event as printed in the trace; unused fields stay -1. */
 struct event {
@@ -209,7 +209,7 @@ TEST_F(trace, pin_unpin_purge)
 
 TEST_F(trace, shrinker_scan)
 {
-	char cg[512], path[600];
+	char cg[512], path[PATH_MAX];
 	long long memcg = 0, requested = 0;
 	struct event *ev = self->ev;
 	int i, n, scans = 0, purges = 0;
@@ -254,16 +254,13 @@ TEST_F(trace, shrinker_scan)
 		EXPECT_EQ(0, memcg);
 		return;
 	}
-	ASSERT_TRUE(mount_if_missing(CGROUP "/cgroup.controllers", "cgroup2", CGROUP));
-	ASSERT_EQ(0, read_small(CGROUP "/cgroup.controllers", cg, sizeof(cg)));
+	ASSERT_TRUE(mount_if_missing(CG_ROOT "/cgroup.controllers", "cgroup2", CG_ROOT));
+	ASSERT_EQ(0, read_small(CG_ROOT "/cgroup.controllers", cg, sizeof(cg)));
 	if (!strstr(cg, "memory")) {
 		EXPECT_EQ(0, memcg);
 		return;
 	}
-	ASSERT_EQ(0, read_small("/proc/self/cgroup", cg, sizeof(cg)));
-	ASSERT_EQ(0, strncmp(cg, "0::", 3)) TH_LOG("not cgroup2 only: %s", cg);
-	cg[strcspn(cg, "\n")] = '\0';
-	snprintf(path, sizeof(path), CGROUP "%s", cg + 3);
+	ASSERT_EQ(0, cg_self(path, sizeof(path))) TH_LOG("not cgroup2 only");
 	ASSERT_EQ(0, stat(path, &st));
 	EXPECT_EQ((long long)st.st_ino, memcg);
 }

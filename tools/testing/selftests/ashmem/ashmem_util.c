@@ -4,6 +4,7 @@
 #define _FILE_OFFSET_BITS 64
 
 #include <fcntl.h>
+#include <limits.h>
 #include <grp.h>
 #include <sched.h>
 #include <setjmp.h>
@@ -268,6 +269,46 @@ bool mount_if_missing(const char *probe, const char *fstype, const char *dir)
 	if (!access(probe, F_OK))
 		return true;
 	return !mount_private(fstype, dir) && !access(probe, F_OK);
+}
+
+bool swap_on(void)
+{
+	char buf[4096];
+
+	/* One header line, then one line per swap area. */
+	if (read_small("/proc/swaps", buf, sizeof(buf)))
+		return false;
+	return strchr(buf, '\n') && strchr(buf, '\n')[1] != '\0';
+}
+
+bool cgroup2_memory(void)
+{
+	char buf[512];
+
+	return mount_if_missing(CG_ROOT "/cgroup.controllers", "cgroup2", CG_ROOT) &&
+	       !read_small(CG_ROOT "/cgroup.controllers", buf, sizeof(buf)) &&
+	       strstr(buf, "memory");
+}
+
+int cg_self(char *path, size_t len)
+{
+	char buf[PATH_MAX];
+
+	/* "0::/path" is the one line under cgroup v2 only. */
+	if (read_small("/proc/self/cgroup", buf, sizeof(buf)) ||
+	    strncmp(buf, "0::/", 4))
+		return -1;
+	buf[strcspn(buf, "\n")] = '\0';
+	snprintf(path, len, "%s%s", CG_ROOT, strcmp(buf + 3, "/") ? buf + 3 : "");
+	return 0;
+}
+
+int cg_enter(const char *path)
+{
+	char file[PATH_MAX + 16];
+
+	snprintf(file, sizeof(file), "%s/cgroup.procs", path);
+	return write_str(file, "0");
 }
 
 int kernel_symbol(const char *sym)

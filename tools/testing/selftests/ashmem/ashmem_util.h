@@ -67,12 +67,22 @@ int write_str(const char *path, const char *val);
 /* write_str() for best-effort writes: a failure is only logged. */
 void write_file(const char *path, const char *val);
 long meminfo_kb(const char *key);
+/* Whether a swap area is on (/proc/swaps lists one). */
+bool swap_on(void);
 /* A counter of /proc/vmstat ("oom_kill"...), or -1. */
 long long vm_event(const char *key);
 /* Mounts @fstype on @dir, in a mount namespace of our own: 0 or -1. */
 int mount_private(const char *fstype, const char *dir);
 /* mount_private(), if @probe is missing; whether @probe is there then. */
 bool mount_if_missing(const char *probe, const char *fstype, const char *dir);
+
+#define CG_ROOT		"/sys/fs/cgroup"
+/* cgroup2 on CG_ROOT (mount_if_missing()), with the memory controller. */
+bool cgroup2_memory(void);
+/* The cgroup (v2) of the calling process, as a path under CG_ROOT: 0 or -1. */
+int cg_self(char *path, size_t len);
+/* Moves the calling process into the cgroup at @path. */
+int cg_enter(const char *path);
 /*
  * 1 if the kernel proper (not a module) has the function or variable
  * @sym in /proc/kallsyms, 0 if not, -1 if that file lists nothing.
