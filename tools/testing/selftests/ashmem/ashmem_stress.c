@@ -67,20 +67,6 @@ enum sop {
 	S_FORK_CHECK, S_PASS_FD_CHECK, S_PUNCH, NR_SOPS
 };
 
-static const char *const sop_names[NR_SOPS] = {
-	"create", "create_in_child", "write", "verify", "unpin", "pin",
-	"pin_status", "fdinfo", "munmap", "remap", "pread", "close",
-	"close_keep_map", "fork_check", "pass_fd_check", "punch",
-};
-
-static const unsigned int sop_weights[NR_SOPS] = {
-	[S_CREATE] = 6, [S_CREATE_CHILD] = 2, [S_WRITE] = 10, [S_VERIFY] = 4,
-	[S_UNPIN] = 20, [S_PIN] = 20, [S_STATUS] = 6, [S_FDINFO] = 2,
-	[S_MUNMAP] = 3, [S_REMAP] = 4, [S_PREAD] = 4, [S_CLOSE] = 3,
-	[S_CLOSE_KEEP_MAP] = 2, [S_FORK_CHECK] = 1, [S_PASS_FD_CHECK] = 1,
-	[S_PUNCH] = 4,
-};
-
 /* Shared by every process of the run. */
 struct stats {
 	unsigned long ops[NR_SOPS];
@@ -88,6 +74,7 @@ struct stats {
 	unsigned long pages_purged, pin_enomem;
 	unsigned long purge_all_calls, purge_all_pages, drop_caches_calls;
 	unsigned long violations;
+	uint64_t purge_from, deadline;	/* now_ns() */
 	int stop;		/* these two: __atomic */
 	int purger_started;
 	bool strict;		/* -e: a PIN failing with ENOMEM is a violation */
@@ -109,17 +96,22 @@ struct thread {
 	uint64_t rng;
 	unsigned int worker, index;
 	uint32_t next_id;
-	uint64_t deadline;
 	struct area areas[AREAS];
 	char *ref;		/* one page: the expected contents */
 	char *buf;		/* one page: pread() target */
 };
 
 static size_t page_size;
+static unsigned int sop_weights[NR_SOPS];	/* sops[].weight */
 
 static void add(unsigned long *counter, unsigned long n)
 {
 	__atomic_add_fetch(counter, n, __ATOMIC_RELAXED);
+}
+
+static bool running(struct stats *st, uint64_t until)
+{
+	return !__atomic_load_n(&st->stop, __ATOMIC_RELAXED) && now_ns() < until;
 }
 
 /*
@@ -150,25 +142,13 @@ static void violation(struct stats *st, const char *fmt, ...)
 	}
 }
 
-static int pattern_byte(uint32_t id, size_t page, uint32_t gen)
-{
-	return 1 + (id * 131 + page * 31 + gen * 7) % 255;
-}
-
 /* The expected contents of page @i: a header, then one repeated byte. */
 static void make_page(char *dst, struct area *a, size_t i)
 {
 	uint32_t hdr[4] = { a->id, (uint32_t)i, a->gen[i], 0xa5a5a5a5 };
 
-	memset(dst, pattern_byte(a->id, i, a->gen[i]), page_size);
+	memset(dst, 1 + (a->id * 131 + i * 31 + a->gen[i] * 7) % 255, page_size);
 	memcpy(dst, hdr, sizeof(hdr));
-}
-
-static size_t page_len(struct area *a, size_t i)
-{
-	size_t end = (i + 1) * page_size;
-
-	return end <= a->size ? page_size : a->size - i * page_size;
 }
 
 enum kind { K_PATTERN, K_ZERO, K_OTHER };
@@ -179,9 +159,11 @@ enum kind { K_PATTERN, K_ZERO, K_OTHER };
  */
 static enum kind classify(struct thread *t, struct area *a, size_t i)
 {
-	size_t len = a->map ? page_size : page_len(a, i);
+	size_t len = page_size;
 	const char *p;
 
+	if (!a->map && (i + 1) * page_size > a->size)
+		len = a->size - i * page_size;
 	make_page(t->ref, a, i);
 	if (a->map) {
 		p = a->map + i * page_size;
@@ -200,47 +182,38 @@ static void fill_page(struct area *a, size_t i)
 	make_page(a->map + i * page_size, a, i);
 }
 
-enum { UNMAPPED, MAPPED, EITHER };
+enum { UNMAPPED, MAPPED, EITHER, FREE };
 
-/* An area of ours, starting at a random one: mapped, not mapped or EITHER. */
+/*
+ * The area an operation works on: the first free slot, or an area of ours,
+ * starting at a random one, that is mapped, not mapped or EITHER.
+ */
 static struct area *pick_area(struct thread *t, int want)
 {
-	unsigned int start = below(&t->rng, AREAS), i;
+	unsigned int start = want == FREE ? 0 : below(&t->rng, AREAS), i;
 
 	for (i = 0; i < AREAS; i++) {
 		struct area *a = &t->areas[(start + i) % AREAS];
 
-		if (a->fd >= 0 && (want == EITHER || want == !!a->map))
+		if (want == FREE ? a->fd < 0 :
+		    a->fd >= 0 && (want == EITHER || want == !!a->map))
 			return a;
 	}
 	return NULL;
 }
 
-static struct area *free_area(struct thread *t)
-{
-	unsigned int i;
-
-	for (i = 0; i < AREAS; i++)
-		if (t->areas[i].fd < 0)
-			return &t->areas[i];
-	return NULL;
-}
-
-/* A random range [*first, *first + *n); *n == 0 sometimes: to the end. */
-static void pick_range(struct thread *t, struct area *a, size_t *first,
-		       size_t *n)
+/*
+ * A random range [*first, *first + *n); *n == 0 sometimes: to the end.
+ * Returns the page after the range.
+ */
+static size_t pick_range(struct thread *t, struct area *a, size_t *first,
+			 size_t *n)
 {
 	*first = below(&t->rng, a->npages);
-	if (below(&t->rng, 10) == 0) {
-		*n = 0;
-		return;
-	}
-	*n = 1 + below(&t->rng, a->npages - *first < 48 ? a->npages - *first : 48);
-}
-
-static size_t range_end(struct area *a, size_t first, size_t n)
-{
-	return n ? first + n : a->npages;
+	*n = 0;
+	if (below(&t->rng, 10) != 0)
+		*n = 1 + below(&t->rng, a->npages - *first < 48 ? a->npages - *first : 48);
+	return *n ? *first + *n : a->npages;
 }
 
 static void new_area_shape(struct thread *t, struct area *a)
@@ -252,22 +225,6 @@ static void new_area_shape(struct thread *t, struct area *a)
 		a->size -= below(&t->rng, page_size / 2);
 	memset(a->gen, 0, sizeof(a->gen));
 	memset(a->unpinned, 0, sizeof(a->unpinned));
-}
-
-static int create_area(struct area *a)
-{
-	char name[32];
-	int fd = open(ASHMEM_DEV, O_RDWR | O_CLOEXEC);
-
-	if (fd < 0)
-		return -1;
-	snprintf(name, sizeof(name), "stress-%08x", a->id);
-	if (ioctl(fd, ASHMEM_SET_NAME, name) || set_size(fd, a->size) ||
-	    set_prot_mask(fd, PROT_RW)) {
-		close(fd);
-		return -1;
-	}
-	return fd;
 }
 
 static char *map_area(struct area *a)
@@ -296,28 +253,22 @@ static void verify_pinned(struct thread *t, struct area *a, const char *when)
 }
 
 /* fork(), a violation if it fails: the hogs must not starve the workers. */
-static pid_t fork_checked(struct stats *st)
-{
-	pid_t pid = fork();
-
-	if (pid < 0)
-		violation(st, "fork: %s", strerror(errno));
-	return pid;
-}
-
-/* fork(), with a unix socket pair @sv between parent and child. */
-static pid_t fork_with_socket(struct stats *st, int sv[2])
+static pid_t fork_checked(struct stats *st, int *sv)
 {
 	pid_t pid;
 
-	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv)) {
+	/* With @sv, a unix socket pair between parent and child. */
+	if (sv && socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv)) {
 		violation(st, "socketpair: %s", strerror(errno));
 		return -1;
 	}
-	pid = fork_checked(st);
+	pid = fork();
 	if (pid < 0) {
-		close(sv[0]);
-		close(sv[1]);
+		violation(st, "fork: %s", strerror(errno));
+		if (sv) {
+			close(sv[0]);
+			close(sv[1]);
+		}
 	}
 	return pid;
 }
@@ -325,29 +276,34 @@ static pid_t fork_with_socket(struct stats *st, int sv[2])
 /* Creates, maps and fills an area of @a's shape: NULL, or what failed. */
 static const char *make_area(struct area *a)
 {
+	const char *failed = "SET_*";
+	char name[32];
 	size_t i;
 
-	a->fd = create_area(a);
+	snprintf(name, sizeof(name), "stress-%08x", a->id);
+	a->fd = open(ASHMEM_DEV, O_RDWR | O_CLOEXEC);
 	if (a->fd < 0)
-		return "open/SET_*";
-	a->map = map_area(a);
+		return "open";
+	a->map = NULL;
+	if (!ioctl(a->fd, ASHMEM_SET_NAME, name) && !set_size(a->fd, a->size) &&
+	    !set_prot_mask(a->fd, PROT_RW)) {
+		failed = "mmap";
+		a->map = map_area(a);
+	}
 	if (!a->map) {
 		close(a->fd);
 		a->fd = -1;
-		return "mmap";
+		return failed;
 	}
 	for (i = 0; i < a->npages; i++)
 		fill_page(a, i);
 	return NULL;
 }
 
-static bool op_create(struct thread *t)
+static bool op_create(struct thread *t, struct area *a)
 {
-	struct area *a = free_area(t);
 	const char *failed;
 
-	if (!a)
-		return false;
 	new_area_shape(t, a);
 	failed = make_area(a);
 	if (failed)
@@ -356,17 +312,14 @@ static bool op_create(struct thread *t)
 }
 
 /* A child creates and fills the area, and sends us the fd. */
-static bool op_create_in_child(struct thread *t)
+static bool op_create_in_child(struct thread *t, struct area *a)
 {
-	struct area *a = free_area(t);
 	int sv[2], status;
 	char byte;
 	pid_t pid;
 
-	if (!a)
-		return false;
 	new_area_shape(t, a);
-	pid = fork_with_socket(t->st, sv);
+	pid = fork_checked(t->st, sv);
 	if (pid < 0)
 		return false;
 	if (pid == 0) {
@@ -392,13 +345,10 @@ static bool op_create_in_child(struct thread *t)
 	return true;
 }
 
-static bool op_write(struct thread *t)
+static bool op_write(struct thread *t, struct area *a)
 {
-	struct area *a = pick_area(t, MAPPED);
 	int k;
 
-	if (!a)
-		return false;
 	for (k = 1 + below(&t->rng, 8); k > 0; k--) {
 		size_t i = below(&t->rng, a->npages);
 
@@ -415,15 +365,12 @@ static bool op_write(struct thread *t)
  * the unpinned ones of the same area: the page reads back as zeros, and
  * is written again so that the model still holds.
  */
-static bool op_punch(struct thread *t)
+static bool op_punch(struct thread *t, struct area *a)
 {
-	struct area *a = pick_area(t, MAPPED);
-	size_t first, n, i;
+	size_t first, n, i, end;
 
-	if (!a)
-		return false;
-	pick_range(t, a, &first, &n);
-	for (i = first; i < range_end(a, first, n); i++) {
+	end = pick_range(t, a, &first, &n);
+	for (i = first; i < end; i++) {
 		char *pg = a->map + i * page_size;
 
 		if (a->unpinned[i])
@@ -441,36 +388,29 @@ static bool op_punch(struct thread *t)
 	return true;
 }
 
-static bool op_unpin(struct thread *t)
+static bool op_unpin(struct thread *t, struct area *a)
 {
-	struct area *a = pick_area(t, EITHER);
-	size_t first, n, i;
+	size_t first, n, i, end;
 
-	if (!a)
-		return false;
-	pick_range(t, a, &first, &n);
+	end = pick_range(t, a, &first, &n);
 	if (pin_pages(a->fd, ASHMEM_UNPIN, first, n)) {
 		violation(t->st, "UNPIN %zu+%zu of %zu pages: %s", first, n,
 			  a->npages, strerror(errno));
 		return false;
 	}
-	for (i = first; i < range_end(a, first, n); i++)
+	for (i = first; i < end; i++)
 		a->unpinned[i] = true;
 	return true;
 }
 
-static bool op_pin(struct thread *t)
+static bool op_pin(struct thread *t, struct area *a)
 {
-	struct area *a = pick_area(t, EITHER);
 	size_t first, n, i, end, zeroed = 0, was_unpinned = 0;
 	char *map, *tmp = NULL;
 	bool purger;
 	int ret;
 
-	if (!a)
-		return false;
-	pick_range(t, a, &first, &n);
-	end = range_end(a, first, n);
+	end = pick_range(t, a, &first, &n);
 	purger = __atomic_load_n(&t->st->purger_started, __ATOMIC_RELAXED);
 	ret = pin_pages(a->fd, ASHMEM_PIN, first, n);
 	if (ret < 0) {
@@ -509,12 +449,9 @@ static bool op_pin(struct thread *t)
 		zeroed++;
 
 		/* Regenerate the purged page, as a cache would. */
-		map = a->map;
-		if (!map) {
-			if (!tmp)
-				tmp = map_area(a);
-			map = tmp;
-		}
+		if (!a->map && !tmp)
+			tmp = map_area(a);
+		map = a->map ? a->map : tmp;
 		if (!map) {
 			violation(t->st, "mmap to regenerate area %08x: %s", a->id,
 				  strerror(errno));
@@ -544,16 +481,12 @@ static bool op_pin(struct thread *t)
 	return true;
 }
 
-static bool op_status(struct thread *t)
+static bool op_status(struct thread *t, struct area *a)
 {
-	struct area *a = pick_area(t, EITHER);
 	size_t first, n, i, end;
 	int ret, expect = ASHMEM_IS_PINNED;
 
-	if (!a)
-		return false;
-	pick_range(t, a, &first, &n);
-	end = range_end(a, first, n);
+	end = pick_range(t, a, &first, &n);
 	for (i = first; i < end; i++)
 		if (a->unpinned[i])
 			expect = ASHMEM_IS_UNPINNED;
@@ -564,14 +497,11 @@ static bool op_status(struct thread *t)
 	return true;
 }
 
-static bool op_fdinfo(struct thread *t)
+static bool op_fdinfo(struct thread *t, struct area *a)
 {
-	struct area *a = pick_area(t, EITHER);
 	struct page_counts c;
 	size_t i, model = 0;
 
-	if (!a)
-		return false;
 	for (i = 0; i < a->npages; i++)
 		model += !a->unpinned[i];
 	/* One read of fdinfo: a consistent snapshot. */
@@ -583,23 +513,15 @@ static bool op_fdinfo(struct thread *t)
 	return true;
 }
 
-static bool op_munmap(struct thread *t)
+static bool op_munmap(struct thread *t, struct area *a)
 {
-	struct area *a = pick_area(t, MAPPED);
-
-	if (!a)
-		return false;
 	munmap(a->map, a->npages * page_size);
 	a->map = NULL;
 	return true;
 }
 
-static bool op_remap(struct thread *t)
+static bool op_remap(struct thread *t, struct area *a)
 {
-	struct area *a = pick_area(t, UNMAPPED);
-
-	if (!a)
-		return false;
 	a->map = map_area(a);
 	if (!a->map) {
 		violation(t->st, "mmap of area %08x again: %s", a->id, strerror(errno));
@@ -609,14 +531,10 @@ static bool op_remap(struct thread *t)
 	return true;
 }
 
-static bool op_pread(struct thread *t)
+static bool op_pread(struct thread *t, struct area *a)
 {
-	struct area *a = pick_area(t, EITHER);
-	char *map;
+	char *map = a->map;
 
-	if (!a)
-		return false;
-	map = a->map;
 	a->map = NULL;		/* classify() reads with pread() */
 	verify_pinned(t, a, "pread");
 	a->map = map;
@@ -653,34 +571,25 @@ static void close_area(struct thread *t, struct area *a, bool keep_map)
 	a->map = NULL;
 }
 
-static bool op_close(struct thread *t)
+static bool op_close(struct thread *t, struct area *a)
 {
-	struct area *a = pick_area(t, EITHER);
-
-	if (a)
-		close_area(t, a, false);
-	return a;
+	close_area(t, a, false);
+	return true;
 }
 
-static bool op_close_keep_map(struct thread *t)
+static bool op_close_keep_map(struct thread *t, struct area *a)
 {
-	struct area *a = pick_area(t, MAPPED);
-
-	if (a)
-		close_area(t, a, true);
-	return a;
+	close_area(t, a, true);
+	return true;
 }
 
 /* A child checks an area through what it inherited. */
-static bool op_fork_check(struct thread *t)
+static bool op_fork_check(struct thread *t, struct area *a)
 {
-	struct area *a = pick_area(t, EITHER);
 	int status;
 	pid_t pid;
 
-	if (!a)
-		return false;
-	pid = fork_checked(t->st);
+	pid = fork_checked(t->st, NULL);
 	if (pid < 0)
 		return false;
 	if (pid == 0) {
@@ -711,21 +620,17 @@ static bool op_fork_check(struct thread *t)
 }
 
 /* A child gets the area over a unix socket, maps it read-only and checks. */
-static bool op_pass_fd_check(struct thread *t)
+static bool op_pass_fd_check(struct thread *t, struct area *a)
 {
-	struct area *a = pick_area(t, EITHER);
 	int sv[2], status;
 	char byte;
 	pid_t pid;
 
-	if (!a)
-		return false;
-	pid = fork_with_socket(t->st, sv);
+	pid = fork_checked(t->st, sv);
 	if (pid < 0)
 		return false;
 	if (pid == 0) {
 		unsigned long before = t->st->violations;
-		char *p;
 
 		alarm(60);
 		close(a->fd);
@@ -734,10 +639,9 @@ static bool op_pass_fd_check(struct thread *t)
 		a->fd = recv_fd(sv[1], &byte, 1);
 		if (a->fd < 0)
 			_exit(2);
-		p = mmap(NULL, a->npages * page_size, PROT_READ, MAP_SHARED, a->fd, 0);
-		if (p == MAP_FAILED)
+		a->map = mmap(NULL, a->npages * page_size, PROT_READ, MAP_SHARED, a->fd, 0);
+		if (a->map == MAP_FAILED)
 			_exit(3);
-		a->map = p;
 		verify_pinned(t, a, "passed fd, read-only mapping");
 		_exit(t->st->violations != before);
 	}
@@ -751,21 +655,35 @@ static bool op_pass_fd_check(struct thread *t)
 	return true;
 }
 
-static bool op_verify(struct thread *t)
+static bool op_verify(struct thread *t, struct area *a)
 {
-	struct area *a = pick_area(t, MAPPED);
-
-	if (a)
-		verify_pinned(t, a, "verify");
-	return a;
+	verify_pinned(t, a, "verify");
+	return true;
 }
 
-/* Each returns whether it ran, for the count of its kind. */
-static bool (*const sop_fns[NR_SOPS])(struct thread *t) = {
-	op_create, op_create_in_child, op_write, op_verify, op_unpin,
-	op_pin, op_status, op_fdinfo, op_munmap, op_remap, op_pread,
-	op_close, op_close_keep_map, op_fork_check, op_pass_fd_check,
-	op_punch,
+/* How often each runs, and on which area; it returns whether it ran. */
+static const struct {
+	const char *name;
+	unsigned int weight;
+	bool (*fn)(struct thread *t, struct area *a);
+	int want;		/* see pick_area() */
+} sops[NR_SOPS] = {
+	[S_CREATE] = { "create", 6, op_create, FREE },
+	[S_CREATE_CHILD] = { "create_in_child", 2, op_create_in_child, FREE },
+	[S_WRITE] = { "write", 10, op_write, MAPPED },
+	[S_VERIFY] = { "verify", 4, op_verify, MAPPED },
+	[S_UNPIN] = { "unpin", 20, op_unpin, EITHER },
+	[S_PIN] = { "pin", 20, op_pin, EITHER },
+	[S_STATUS] = { "pin_status", 6, op_status, EITHER },
+	[S_FDINFO] = { "fdinfo", 2, op_fdinfo, EITHER },
+	[S_MUNMAP] = { "munmap", 3, op_munmap, MAPPED },
+	[S_REMAP] = { "remap", 4, op_remap, UNMAPPED },
+	[S_PREAD] = { "pread", 4, op_pread, EITHER },
+	[S_CLOSE] = { "close", 3, op_close, EITHER },
+	[S_CLOSE_KEEP_MAP] = { "close_keep_map", 2, op_close_keep_map, MAPPED },
+	[S_FORK_CHECK] = { "fork_check", 1, op_fork_check, EITHER },
+	[S_PASS_FD_CHECK] = { "pass_fd_check", 1, op_pass_fd_check, EITHER },
+	[S_PUNCH] = { "punch", 4, op_punch, MAPPED },
 };
 
 static void *worker_thread(void *arg)
@@ -773,10 +691,11 @@ static void *worker_thread(void *arg)
 	struct thread *t = arg;
 	unsigned int i;
 
-	while (!__atomic_load_n(&t->st->stop, __ATOMIC_RELAXED) && now_ns() < t->deadline) {
+	while (running(t->st, t->st->deadline)) {
 		unsigned int op = pick_weighted(&t->rng, sop_weights, NR_SOPS);
+		struct area *a = pick_area(t, sops[op].want);
 
-		if (sop_fns[op](t))
+		if (a && sops[op].fn(t, a))
 			add(&t->st->ops[op], 1);
 	}
 	for (i = 0; i < AREAS; i++)
@@ -786,7 +705,7 @@ static void *worker_thread(void *arg)
 }
 
 static int run_worker(struct stats *st, unsigned int worker, unsigned int threads,
-		      uint64_t seed, uint64_t deadline)
+		      uint64_t seed)
 {
 	pthread_t tids[MAX_THREADS];
 	struct thread *ts;
@@ -802,7 +721,6 @@ static int run_worker(struct stats *st, unsigned int worker, unsigned int thread
 		t->st = st;
 		t->worker = worker;
 		t->index = i;
-		t->deadline = deadline;
 		t->rng = (seed ^ ((uint64_t)worker << 32 | i << 16)) * 0x9e3779b97f4a7c15ULL + 1;
 		t->ref = mmap(NULL, 2 * page_size, PROT_RW,
 			      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -819,26 +737,20 @@ static int run_worker(struct stats *st, unsigned int worker, unsigned int thread
 	return 0;
 }
 
-struct purger {
-	struct stats *st;
-	uint64_t start_at, deadline;
-};
-
 /* From half time on: PURGE_ALL_CACHES, and now and then the shrinker. */
 static void *purger_thread(void *arg)
 {
-	struct purger *pg = arg;
-	struct stats *st = pg->st;
+	struct stats *st = arg;
 	unsigned long k = 0;
 	int fd;
 
-	while (!__atomic_load_n(&st->stop, __ATOMIC_RELAXED) && now_ns() < pg->start_at)
+	while (running(st, st->purge_from))
 		usleep(50 * 1000);
 	fd = open(ASHMEM_DEV, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return NULL;
 	__atomic_store_n(&st->purger_started, 1, __ATOMIC_RELAXED);
-	while (!__atomic_load_n(&st->stop, __ATOMIC_RELAXED) && now_ns() < pg->deadline) {
+	while (running(st, st->deadline)) {
 		long n = ioctl(fd, ASHMEM_PURGE_ALL_CACHES);
 
 		if (n < 0) {
@@ -872,13 +784,12 @@ int main(int argc, char **argv)
 	unsigned int workers = 2, threads = 2, hogs = 2, i;
 	uint64_t seed = (uint64_t)time(NULL) ^ getpid();
 	pid_t wpids[MAX_WORKERS], hpids[MAX_HOGS];
-	uint64_t start, deadline;
 	int wstatus[MAX_WORKERS];
 	unsigned long total_ops = 0;
 	bool strict = false, ok;
 	double seconds = 60;
-	struct purger pg;
 	pthread_t purger;
+	uint64_t start;
 	struct stats *st;
 	int opt;
 
@@ -910,13 +821,14 @@ int main(int argc, char **argv)
 	    threads > MAX_THREADS || hogs > MAX_HOGS || seconds <= 0)
 		usage(argv[0]);
 	page_size = sysconf(_SC_PAGESIZE);
+	for (i = 0; i < NR_SOPS; i++)
+		sop_weights[i] = sops[i].weight;
 
 	ksft_start_one();
 
 	st = mmap(NULL, sizeof(*st), PROT_RW, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (st == MAP_FAILED)
 		ksft_exit_fail_msg("mmap: %s\n", strerror(errno));
-	memset(st, 0, sizeof(*st));
 	st->strict = strict;
 
 	/* The workers and this supervisor must outlive the hogs. */
@@ -926,21 +838,21 @@ int main(int argc, char **argv)
 		       meminfo_kb("MemTotal"));
 
 	start = now_ns();
-	deadline = start + seconds * 1e9;
+	st->purge_from = start + seconds * 0.5e9;
+	st->deadline = start + seconds * 1e9;
 	for (i = 0; i < hogs; i++)
 		hpids[i] = start_memory_hog();
 	for (i = 0; i < workers; i++) {
 		fflush(NULL);
 		wpids[i] = fork();
 		if (wpids[i] == 0)
-			_exit(run_worker(st, i, threads, seed, deadline));
+			_exit(run_worker(st, i, threads, seed));
 	}
-	pg = (struct purger){ st, start + seconds * 0.5e9, deadline };
-	if (pthread_create(&purger, NULL, purger_thread, &pg))
+	if (pthread_create(&purger, NULL, purger_thread, st))
 		ksft_exit_fail_msg("pthread_create failed\n");
 
 	/* Wait for the workers; one stuck in the kernel is a failure. */
-	wait_children(wpids, wstatus, workers, deadline + 120 * 1000000000ULL);
+	wait_children(wpids, wstatus, workers, st->deadline + 120 * 1000000000ULL);
 	for (i = 0; i < workers; i++)
 		if (wstatus[i] < 0)
 			violation(st, "worker %u still running 120 s after the deadline", i);
@@ -961,7 +873,7 @@ int main(int argc, char **argv)
 		total_ops += st->ops[i];
 	ksft_print_msg("ran %.1f s: %lu operations\n", (now_ns() - start) / 1e9, total_ops);
 	for (i = 0; i < NR_SOPS; i++)
-		ksft_print_msg("  %-16s %lu\n", sop_names[i], st->ops[i]);
+		ksft_print_msg("  %-16s %lu\n", sops[i].name, st->ops[i]);
 	/* "By reclaim": before any PURGE_ALL_CACHES. */
 	ksft_print_msg("PIN said WAS_PURGED %lu times (%lu by reclaim), NOT_PURGED %lu times\n",
 		       st->was_purged, st->was_purged_by_reclaim, st->not_purged);
