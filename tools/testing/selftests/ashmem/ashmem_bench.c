@@ -27,11 +27,8 @@
 #include <pthread.h>
 #include <sched.h>
 #include <stdarg.h>
-#include <stdbool.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/utsname.h>
@@ -49,7 +46,7 @@
 #define SETTLE_SECONDS	5
 #define CLOCKSOURCE	"/sys/devices/system/clocksource/clocksource0/current_clocksource"
 
-static const char *device = "/dev/ashmem";
+static const char *device = ASHMEM_DEV;
 static int reps = 7;
 static bool quick;
 static bool insn;	/* the clock counts instructions (qemu -icount) */
@@ -57,8 +54,6 @@ static double sample_ms = 50;
 static unsigned int only = ~0u;	/* bit i: run measure i */
 static long page_size;
 static int ncpus;
-
-/* ---- errors --------------------------------------------------------- */
 
 static void __noreturn __printf(1, 2)
 fail(const char *fmt, ...)
@@ -74,8 +69,6 @@ fail(const char *fmt, ...)
 	fprintf(stderr, " (errno %d: %s)\n", err, strerror(err));
 	exit(1);
 }
-
-/* ---- clock and statistics ------------------------------------------- */
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -100,8 +93,6 @@ static struct stats stats_of(const double *v, int n)
 	st.med = n & 1 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
 	return st;
 }
-
-/* ---- sides, measures and the final table ---------------------------- */
 
 /*
  * One side of a comparison.  ->run() performs @iters operations and returns
@@ -276,6 +267,13 @@ static void report(const char *id, const char *name, const struct side *a,
 	       goal > 0 ? (row->met[0] == 'y' ? "met" : "NOT MET") : "");
 }
 
+static void format_stats(char *buf, size_t len, const struct stats *st,
+			 const struct side *s)
+{
+	snprintf(buf, len, "%.4g %s [%.4g-%.4g]", st->med, unit_of(s), st->min,
+		 st->max);
+}
+
 static void print_table(void)
 {
 	int i;
@@ -287,10 +285,8 @@ static void print_table(void)
 		struct row *r = &rows[i];
 		char a[64], b[64], q[48];
 
-		snprintf(a, sizeof(a), "%.4g %s [%.4g-%.4g]", r->a_st.med,
-			 unit_of(r->a), r->a_st.min, r->a_st.max);
-		snprintf(b, sizeof(b), "%.4g %s [%.4g-%.4g]", r->b_st.med,
-			 unit_of(r->b), r->b_st.min, r->b_st.max);
+		format_stats(a, sizeof(a), &r->a_st, r->a);
+		format_stats(b, sizeof(b), &r->b_st, r->b);
 		snprintf(q, sizeof(q), "%.3f [%.3f-%.3f]", r->r_st.med,
 			 r->r_st.min, r->r_st.max);
 		printf("%-4s %-34s %-30s %-30s %-24s %-9s %s\n", r->id,
@@ -304,8 +300,6 @@ static void print_table(void)
 		       "so measure 2 says little about the driver in this run.\n",
 		       cpu_scaling);
 }
-
-/* ---- ashmem and memfd helpers --------------------------------------- */
 
 static int area_open(size_t size)
 {
@@ -395,8 +389,6 @@ static unsigned long resident(void *p, size_t len)
 	return count;
 }
 
-/* ---- the timed ioctls of measures 1, 2 and 4 ------------------------ */
-
 #define ANY	(-1L)
 
 /*
@@ -467,8 +459,6 @@ static int area_odd_unpinned(unsigned long pages)
 	return fd;
 }
 
-/* ---- 1: range scaling ----------------------------------------------- */
-
 /*
  * An area of 2n + 1 pages with the odd pages unpinned: n separate one-page
  * ranges.  The target is the unpinned page 2 * (n / 2) + 1 near the middle
@@ -478,16 +468,16 @@ static int area_odd_unpinned(unsigned long pages)
  */
 static void measure_ranges(bool merge)
 {
-	static const unsigned long plain[] = { 1, 100, 10000 };
-	static const unsigned long merged[] = { 2, 100, 10000 };
+	static const unsigned long all_ns[2][3] = {
+		{ 1, 100, 10000 }, { 2, 100, 10000 },
+	};
 	static struct side all_sides[2][3];
 	static struct ioctls all_io[2][3];
-	static char labels[2][3][32];
-	static char names[2][2][48];
-	const unsigned long *ns = merge ? merged : plain;
+	const unsigned long *ns = all_ns[merge];
 	struct side *sides = all_sides[merge];
 	struct ioctls *io = all_io[merge];
 	const char *what = merge ? "merge/split" : "range scaling";
+	char labels[3][32], name[48];
 	unsigned long target;
 	int i, fd;
 
@@ -506,23 +496,18 @@ static void measure_ranges(bool merge)
 			on_page(&io[i], "UNPIN+PIN", fd, target, ASHMEM_UNPIN, ASHMEM_PIN);
 		else
 			on_page(&io[i], "PIN+UNPIN", fd, target, ASHMEM_PIN, ASHMEM_UNPIN);
-		snprintf(labels[merge][i], sizeof(labels[0][0]),
-			 "n=%lu (page %lu)", ns[i], target);
-		sides[i] = us_side(labels[merge][i], "us/pair", ioctls_run, &io[i]);
+		snprintf(labels[i], sizeof(labels[i]), "n=%lu (page %lu)", ns[i],
+			 target);
+		sides[i] = us_side(labels[i], "us/pair", ioctls_run, &io[i]);
 	}
 	sample_sides(sides, 3);
-	snprintf(names[merge][0], sizeof(names[0][0]), "%s cost(%lu)/cost(%lu)",
-		 what, ns[2], ns[0]);
-	snprintf(names[merge][1], sizeof(names[0][0]), "%s cost(%lu)/cost(%lu)",
-		 what, ns[1], ns[0]);
-	report(merge ? "1m" : "1", names[merge][0], &sides[2], &sides[0],
-	       merge ? 0 : 2.0);
-	report(merge ? "1m'" : "1'", names[merge][1], &sides[1], &sides[0], 0);
+	snprintf(name, sizeof(name), "%s cost(%lu)/cost(%lu)", what, ns[2], ns[0]);
+	report(merge ? "1m" : "1", name, &sides[2], &sides[0], merge ? 0 : 2.0);
+	snprintf(name, sizeof(name), "%s cost(%lu)/cost(%lu)", what, ns[1], ns[0]);
+	report(merge ? "1m'" : "1'", name, &sides[1], &sides[0], 0);
 	for (i = 0; i < 3; i++)
 		close(io[i].fd);
 }
-
-/* ---- 2: parallel scaling -------------------------------------------- */
 
 /* A thread of a side: the ioctls it times, or a CPU loop if they are none. */
 struct worker {
@@ -663,8 +648,6 @@ static void measure_parallel(void)
 	close(fd[1]);
 }
 
-/* ---- 3: area lifecycle ---------------------------------------------- */
-
 #define LIFECYCLE_SIZE	(64 * 1024)
 
 /* The steps of a lifecycle, ashmem or memfd: create and size, map, unmap. */
@@ -680,15 +663,6 @@ static int set_fd_size(bool ashmem, int fd)
 			ftruncate(fd, LIFECYCLE_SIZE);
 }
 
-static char *map_touch(int fd)
-{
-	char *p = mmap(NULL, LIFECYCLE_SIZE, PROT_RW, MAP_SHARED, fd, 0);
-
-	if (p != MAP_FAILED)
-		__atomic_store_n(p, 1, __ATOMIC_RELAXED);
-	return p;
-}
-
 /* ctx NULL: ashmem, else memfd */
 static double lifecycle(struct side *s, long iters)
 {
@@ -702,9 +676,10 @@ static double lifecycle(struct side *s, long iters)
 
 		if (fd < 0 || set_fd_size(ashmem, fd) < 0)
 			fail("create and size %s", ashmem ? "an area" : "a memfd");
-		p = map_touch(fd);
+		p = mmap(NULL, LIFECYCLE_SIZE, PROT_RW, MAP_SHARED, fd, 0);
 		if (p == MAP_FAILED)
 			fail("mmap of %s", ashmem ? "an area" : "a memfd");
+		__atomic_store_n(p, 1, __ATOMIC_RELAXED);
 		munmap(p, LIFECYCLE_SIZE);
 		close(fd);
 	}
@@ -727,8 +702,8 @@ static double open_close(struct side *s, long iters)
 }
 
 /*
- * Where a lifecycle spends its time, step by step: averages over @iters
- * areas, stamped with the clock between the steps.
+ * Where a lifecycle spends its time, step by step: a quarter of the mean
+ * over @iters areas added to @us, stamped with the clock between the steps.
  */
 enum {
 	STEP_CREATE, STEP_SIZE, STEP_MMAP, STEP_TOUCH, STEP_MUNMAP, STEP_CLOSE,
@@ -764,7 +739,7 @@ static void lifecycle_steps(bool ashmem, long iters, double *us)
 			sum[k] += t[k + 1] - t[k];
 	}
 	for (k = 0; k < NSTEPS; k++)
-		us[k] = sum[k] / 1e3 / iters;
+		us[k] += sum[k] / 1e3 / iters / 4;
 }
 
 static void print_lifecycle_steps(long iters)
@@ -773,17 +748,13 @@ static void print_lifecycle_steps(long iters)
 		"open|memfd_create", "SET_SIZE|ftruncate", "mmap", "touch",
 		"munmap", "close",
 	};
-	double a[NSTEPS] = { 0 }, m[NSTEPS] = { 0 }, x[NSTEPS], ta = 0, tm = 0;
+	double a[NSTEPS] = { 0 }, m[NSTEPS] = { 0 }, ta = 0, tm = 0;
 	int k, round;
 
-	/* Alternating rounds, so drift hits both alike. */
+	/* Four alternating rounds, so drift hits both alike. */
 	for (round = 0; round < 4; round++) {
-		lifecycle_steps(true, iters / 4 + 1, x);
-		for (k = 0; k < NSTEPS; k++)
-			a[k] += x[k] / 4;
-		lifecycle_steps(false, iters / 4 + 1, x);
-		for (k = 0; k < NSTEPS; k++)
-			m[k] += x[k] / 4;
+		lifecycle_steps(true, iters / 4 + 1, a);
+		lifecycle_steps(false, iters / 4 + 1, m);
 	}
 	printf("    step by step (%s, mean of %ld areas each):\n",
 	       insn ? "kinsn" : "us", (iters / 4 + 1) * 4);
@@ -812,8 +783,6 @@ static void measure_lifecycle(void)
 	report("3o", "ctl: open+close / create+close", &sides[2], &sides[3], 0);
 	print_lifecycle_steps(sides[1].iters);
 }
-
-/* ---- 4: ioctl floor ------------------------------------------------- */
 
 /*
  * On page 8 of an area of 16, all pinned: UNPIN then PIN; GET_SIZE; PIN of
@@ -846,8 +815,6 @@ static void measure_floor(void)
 	report("4m", "ctl: SET_PROT_MASK / GET_SIZE", &sides[3], &sides[1], 0);
 	close(fd);
 }
-
-/* ---- 5: purge throughput -------------------------------------------- */
 
 /*
  * An area (or memfd) of @size bytes, mapped shared and fully populated, cut
@@ -940,10 +907,9 @@ static void measure_purge(unsigned long stride, const char *id)
 {
 	static struct purge pgs[2];
 	static struct side sides[2][2];
-	static char labels[2][48];
 	struct purge *pg = &pgs[stride == 2];
 	struct side *sd = sides[stride == 2];
-	char name[48];
+	char label[48], name[48];
 
 	pg->size = (quick ? 8 : 32) << 20;
 	pg->stride = stride;
@@ -960,14 +926,14 @@ static void measure_purge(unsigned long stride, const char *id)
 		printf("    skipped: PURGE_ALL_CACHES needs CAP_SYS_ADMIN\n");
 		return;
 	}
-	snprintf(labels[stride == 2], sizeof(labels[0]),
-		 "memfd: %lu fallocate(PUNCH)", pg->size / page_size / stride);
+	snprintf(label, sizeof(label), "memfd: %lu fallocate(PUNCH)",
+		 pg->size / page_size / stride);
 	sd[0] = (struct side){ .label = "ashmem: 1 PURGE_ALL_CACHES",
 			       .unit = "kpage/s", .run = purge_ashmem, .ctx = pg,
 			       .rate = true, .fixed = true,
 			       .per_op = pg->pages, .div = 1e3 };
 	sd[1] = sd[0];
-	sd[1].label = labels[stride == 2];
+	sd[1].label = label;
 	sd[1].run = purge_memfd;
 	sample_sides(sd, 2);
 	snprintf(name, sizeof(name), "purge, %lu-page ranges: ashmem/memfd",
@@ -975,22 +941,26 @@ static void measure_purge(unsigned long stride, const char *id)
 	report(id, name, &sd[0], &sd[1], stride == 2 ? 0 : 0.8);
 }
 
-/* ---- 6: fault cost -------------------------------------------------- */
-
 static size_t fault_size;
+
+/* Maps @fd, writes a byte to each page, unmaps and closes it: ns of the writes. */
+static double touch_all(int fd, size_t size)
+{
+	char *map = map_shared(fd, size);
+	uint64_t t0 = now_ns();
+
+	dirty_pages(map, size, 1);
+	t0 = now_ns() - t0;
+	munmap(map, size);
+	close(fd);
+	return t0;
+}
 
 /* ctx NULL: ashmem, else memfd */
 static double faults(struct side *s, long iters)
 {
-	int fd = s->ctx ? memfd_sized(fault_size) : area_open(fault_size);
-	char *map = map_shared(fd, fault_size);
-	uint64_t t0 = now_ns();
-
-	dirty_pages(map, fault_size, 1);
-	t0 = now_ns() - t0;
-	munmap(map, fault_size);
-	close(fd);
-	return t0;
+	return touch_all(s->ctx ? memfd_sized(fault_size) : area_open(fault_size),
+			 fault_size);
 }
 
 static void measure_faults(void)
@@ -1011,8 +981,6 @@ static void measure_faults(void)
 	sample_sides(sides, 2);
 	report("6", "faults: ashmem / memfd", &sides[0], &sides[1], 1.05);
 }
-
-/* ---- main ----------------------------------------------------------- */
 
 static void print_file(const char *label, const char *path)
 {
@@ -1049,9 +1017,8 @@ static uint64_t clock_step(void)
 static void settle(void)
 {
 	size_t size = meminfo_kb("MemAvailable") / 1024 / 2;
-	char buf[64], *map;
 	double up = 1e9;
-	int fd;
+	char buf[64];
 
 	if (!read_small("/proc/uptime", buf, sizeof(buf)))
 		up = strtod(buf, NULL);
@@ -1066,11 +1033,7 @@ static void settle(void)
 	if (size < 16)
 		return;
 	size <<= 20;
-	fd = memfd_sized(size);
-	map = map_shared(fd, size);
-	dirty_pages(map, size, 1);
-	munmap(map, size);
-	close(fd);
+	touch_all(memfd_sized(size), size);
 	printf("%-12s touched %zu MiB once\n", "warm-up", size >> 20);
 }
 
