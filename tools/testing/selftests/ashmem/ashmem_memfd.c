@@ -22,18 +22,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <stdbool.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/types.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <linux/ashmem.h>
@@ -121,11 +115,6 @@ static void expect_no_ashmem_ioctl(struct __test_metadata *_metadata, int fd,
 	}
 }
 
-static long memfd_seals(int fd)
-{
-	return fcntl(fd, F_GET_SEALS);
-}
-
 static long hugepage_size(void)
 {
 	long kb = meminfo_kb("Hugepagesize");
@@ -197,23 +186,23 @@ FIXTURE_TEARDOWN(memfd)
 }
 
 /* Size @fd to @size bytes and map it shared; MAP_FAILED on error. */
-static void *memfd_map(int fd, size_t size, int prot)
+static void *memfd_map(int fd, size_t size)
 {
 	if (ftruncate(fd, size))
 		return MAP_FAILED;
-	return mmap(NULL, size, prot, MAP_SHARED, fd, 0);
+	return mmap(NULL, size, PROT_RW, MAP_SHARED, fd, 0);
 }
 
 /*
- * Two free huge pages, which may take raising nr_hugepages: then its old
- * value is stored in @restore, for the teardown.
+ * For a hugetlb memfd (@flags), two free huge pages, which may take raising
+ * nr_hugepages: then its old value is stored in @restore, for the teardown.
  */
-static bool two_free_hugepages(long *restore)
+static bool two_free_hugepages(unsigned int flags, long *restore)
 {
 	char val[32];
 	long n;
 
-	if (meminfo_kb("HugePages_Free") >= 2)
+	if (!(flags & MFD_HUGETLB) || meminfo_kb("HugePages_Free") >= 2)
 		return true;
 	if (!read_small(NR_HUGEPAGES, val, sizeof(val))) {
 		n = strtol(val, NULL, 10);
@@ -340,67 +329,66 @@ TEST_F(memfd, other_seals_keep_prot_write)
 
 TEST_F(memfd, set_prot_mask_rwx_changes_nothing)
 {
-	long seals = memfd_seals(self->fd);
+	long seals = fcntl(self->fd, F_GET_SEALS);
 
 	EXPECT_EQ(0, ioctl(self->fd, ASHMEM_SET_PROT_MASK, PROT_RWX));
-	EXPECT_EQ(seals, memfd_seals(self->fd));
+	EXPECT_EQ(seals, fcntl(self->fd, F_GET_SEALS));
 	EXPECT_EQ(PROT_RWX, ioctl(self->fd, ASHMEM_GET_PROT_MASK));
 }
 
 TEST_F(memfd, removing_read_or_exec_is_accepted_and_ignored)
 {
 	static const unsigned long masks[] = {
-		PROT_READ | PROT_WRITE, PROT_WRITE | PROT_EXEC, PROT_WRITE,
+		PROT_RW, PROT_WRITE | PROT_EXEC, PROT_WRITE,
 	};
-	long seals = memfd_seals(self->fd);
+	long seals = fcntl(self->fd, F_GET_SEALS);
 	size_t i;
 
 	for (i = 0; i < ARRAY_SIZE(masks); i++) {
 		EXPECT_EQ(0, ioctl(self->fd, ASHMEM_SET_PROT_MASK, masks[i]));
 		EXPECT_EQ(PROT_RWX, ioctl(self->fd, ASHMEM_GET_PROT_MASK));
 	}
-	EXPECT_EQ(seals, memfd_seals(self->fd));
+	EXPECT_EQ(seals, fcntl(self->fd, F_GET_SEALS));
 }
 
 TEST_F(memfd, removing_write_adds_future_write_seal)
 {
-	long seals = memfd_seals(self->fd);
+	long seals = fcntl(self->fd, F_GET_SEALS);
 
 	ASSERT_LE(0, seals);
 	EXPECT_EQ(0, ioctl(self->fd, ASHMEM_SET_PROT_MASK, PROT_READ));
-	EXPECT_EQ(seals | F_SEAL_FUTURE_WRITE, memfd_seals(self->fd));
+	EXPECT_EQ(seals | F_SEAL_FUTURE_WRITE, fcntl(self->fd, F_GET_SEALS));
 	EXPECT_EQ(PROT_RX, ioctl(self->fd, ASHMEM_GET_PROT_MASK));
 }
 
 TEST_F(memfd, empty_mask_removes_only_write)
 {
-	long seals = memfd_seals(self->fd);
+	long seals = fcntl(self->fd, F_GET_SEALS);
 
 	ASSERT_LE(0, seals);
 	EXPECT_EQ(0, ioctl(self->fd, ASHMEM_SET_PROT_MASK, 0));
-	EXPECT_EQ(seals | F_SEAL_FUTURE_WRITE, memfd_seals(self->fd));
+	EXPECT_EQ(seals | F_SEAL_FUTURE_WRITE, fcntl(self->fd, F_GET_SEALS));
 	EXPECT_EQ(PROT_RX, ioctl(self->fd, ASHMEM_GET_PROT_MASK));
 }
 
 TEST_F(memfd, set_prot_mask_cannot_add_write)
 {
 	ASSERT_EQ(0, ioctl(self->fd, ASHMEM_SET_PROT_MASK, PROT_RX));
-	EXPECT_ERRNO(EINVAL, ioctl(self->fd, ASHMEM_SET_PROT_MASK,
-				   PROT_READ | PROT_WRITE));
+	EXPECT_ERRNO(EINVAL, ioctl(self->fd, ASHMEM_SET_PROT_MASK, PROT_RW));
 	EXPECT_ERRNO(EINVAL, ioctl(self->fd, ASHMEM_SET_PROT_MASK, PROT_RWX));
 	EXPECT_EQ(PROT_RX, ioctl(self->fd, ASHMEM_GET_PROT_MASK));
 }
 
 TEST_F(memfd, set_prot_mask_unknown_bit_einval)
 {
-	long seals = memfd_seals(self->fd);
+	long seals = fcntl(self->fd, F_GET_SEALS);
 
 	EXPECT_ERRNO(EINVAL, ioctl(self->fd, ASHMEM_SET_PROT_MASK,
 				   PROT_RWX | 0x8));
 	EXPECT_ERRNO(EINVAL, ioctl(self->fd, ASHMEM_SET_PROT_MASK,
 				   PROT_READ | 0x10));
 	EXPECT_ERRNO(EINVAL, ioctl(self->fd, ASHMEM_SET_PROT_MASK, ~0UL));
-	EXPECT_EQ(seals, memfd_seals(self->fd));
+	EXPECT_EQ(seals, fcntl(self->fd, F_GET_SEALS));
 }
 
 TEST_F(memfd, set_prot_mask_without_allow_sealing_eperm)
@@ -440,10 +428,9 @@ TEST_F(memfd, removing_write_keeps_existing_writable_mappings)
 {
 	char *rw, *ro, *p;
 
-	if ((variant->flags & MFD_HUGETLB) &&
-	    !two_free_hugepages(&self->nr_hugepages))
+	if (!two_free_hugepages(variant->flags, &self->nr_hugepages))
 		SKIP(return, NO_MEMORY);
-	rw = memfd_map(self->fd, self->unit, PROT_READ | PROT_WRITE);
+	rw = memfd_map(self->fd, self->unit);
 	ASSERT_MAPPED(rw);
 	rw[0] = 'a';
 	ASSERT_EQ(0, ioctl(self->fd, ASHMEM_SET_PROT_MASK, PROT_READ));
@@ -455,14 +442,12 @@ TEST_F(memfd, removing_write_keeps_existing_writable_mappings)
 	EXPECT_EQ('b', ro[0]);
 
 	/* ...but no new writable shared mapping, now or later. */
-	EXPECT_ERRNO(EPERM, mmap(NULL, self->unit, PROT_READ | PROT_WRITE,
-				 MAP_SHARED, self->fd, 0));
-	EXPECT_ERRNO(EACCES, mprotect(ro, self->unit, PROT_READ | PROT_WRITE));
+	EXPECT_ERRNO(EPERM, mmap(NULL, self->unit, PROT_RW, MAP_SHARED, self->fd, 0));
+	EXPECT_ERRNO(EACCES, mprotect(ro, self->unit, PROT_RW));
 	if (!(variant->flags & MFD_HUGETLB)) {
 		EXPECT_ERRNO(EPERM, write(self->fd, "c", 1));
 		/* A private copy may still be written. */
-		p = mmap(NULL, self->unit, PROT_READ | PROT_WRITE, MAP_PRIVATE,
-			 self->fd, 0);
+		p = mmap(NULL, self->unit, PROT_RW, MAP_PRIVATE, self->fd, 0);
 		ASSERT_MAPPED(p);
 		p[0] = 'p';
 		EXPECT_EQ('b', ro[0]);
@@ -479,10 +464,9 @@ TEST_F(memfd, pin_unpin_report_pinned_memory)
 	size_t units = 2;
 	char *p;
 
-	if ((variant->flags & MFD_HUGETLB) &&
-	    !two_free_hugepages(&self->nr_hugepages))
+	if (!two_free_hugepages(variant->flags, &self->nr_hugepages))
 		SKIP(return, NO_MEMORY);
-	p = memfd_map(self->fd, units * self->unit, PROT_READ | PROT_WRITE);
+	p = memfd_map(self->fd, units * self->unit);
 	ASSERT_MAPPED(p);
 	memset(p, 'd', units * self->unit);
 
@@ -592,11 +576,10 @@ TEST_F(memfd, passed_over_scm_rights)
 	pid_t pid;
 	char *p;
 
-	if ((variant->flags & MFD_HUGETLB) &&
-	    !two_free_hugepages(&self->nr_hugepages))
+	if (!two_free_hugepages(variant->flags, &self->nr_hugepages))
 		SKIP(return, NO_MEMORY);
 	ASSERT_EQ(0, ioctl(self->fd, ASHMEM_GET_FILE_ID, &id));
-	p = memfd_map(self->fd, self->unit, PROT_READ | PROT_WRITE);
+	p = memfd_map(self->fd, self->unit);
 	ASSERT_MAPPED(p);
 	snprintf(p, self->unit, "%s", "from the sender");
 	ASSERT_EQ(0, ioctl(self->fd, ASHMEM_SET_PROT_MASK, PROT_READ));
@@ -623,8 +606,7 @@ TEST_F(memfd, passed_over_scm_rights)
 		EXPECT_EQ(id, got);
 		EXPECT_EQ(ASHMEM_IS_PINNED, pin_op(fd, ASHMEM_GET_PIN_STATUS,
 						   0, 0));
-		EXPECT_ERRNO(EPERM, mmap(NULL, self->unit, PROT_READ | PROT_WRITE,
-					 MAP_SHARED, fd, 0));
+		EXPECT_ERRNO(EPERM, mmap(NULL, self->unit, PROT_RW, MAP_SHARED, fd, 0));
 		q = mmap(NULL, self->unit, PROT_READ, MAP_SHARED, fd, 0);
 		ASSERT_MAPPED(q);
 		EXPECT_STREQ("from the sender", q);
