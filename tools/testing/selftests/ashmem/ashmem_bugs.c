@@ -1,11 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Reproducers for bugs Android's ashmem had that are not edges of the ABI
- * (those are in ashmem_test): races of the first mmap, a lock inversion
- * with page faults, allocation failures, the shrinker's accounting and its
- * races with every ioctl.  One test per bug, with a note on what used to go
- * wrong; our driver must survive each of them.  Races and deadlocks run in
- * a child with a watchdog, so that a hang is a failure, not a timeout.
+ * Reproducers of bugs Android's ashmem had that are not ABI edges (those
+ * are in ashmem_test), one test per bug.  Races and deadlocks run in a
+ * child with a watchdog, so that a hang is a failure, not a timeout.
  */
 #define _GNU_SOURCE
 #define _FILE_OFFSET_BITS 64
@@ -82,8 +79,7 @@ TEST_F_TIMEOUT(ashmem_bug, set_size_races_first_mmap, 120)
 		char buf[4096];
 		char *p, *q;
 
-		r.fd = open(ASHMEM_DEV, O_RDWR);
-		ASSERT_LE(0, r.fd);
+		r.fd = open_area(_metadata, O_RDWR);
 		ASSERT_EQ(0, set_size(r.fd, pages(1)));
 		ASSERT_EQ(0, pthread_create(&thread, NULL, size_flipper, &r));
 		usleep(below(&r.seed, 200));
@@ -109,8 +105,7 @@ TEST_F_TIMEOUT(ashmem_bug, set_size_races_first_mmap, 120)
 
 		/* All of PAGE_ALIGN(size) maps and every page is there. */
 		EXPECT_ERRNO(EINVAL, map_fd(r.fd, pages(n + 1), PROT_RW, MAP_SHARED, 0));
-		q = map_fd(r.fd, pages(n), PROT_RW, MAP_SHARED, 0);
-		ASSERT_MAPPED(q);
+		q = map_fd_checked(_metadata, r.fd, pages(n), PROT_RW, MAP_SHARED, 0);
 		EXPECT_EQ(-1, touch_pages(q, n, true))
 			TH_LOG("round %d: size %zu, a page faulted", round, size);
 		munmap(q, pages(n));
@@ -309,13 +304,10 @@ TEST_F_TIMEOUT(ashmem_bug, uncached_user_buffer_vs_mmap_deadlock, 150)
 }
 
 /*
- * Fault injection makes the allocation of a range fail.  With
- * CONFIG_FAILSLAB the task's fail-nth makes its n-th candidate allocation
- * fail; failslab/ignore-gfp-wait=N makes GFP_KERNEL allocations candidates.
- * If the ashmem_range cache is not merged with another, failslab's cache
+ * The task's fail-nth fails its n-th slab allocation (ignore-gfp-wait=N
+ * includes GFP_KERNEL).  If the ashmem_range cache is not merged, the cache
  * filter confines failures to it and every n is tried; otherwise only
- * n = 1, the first candidate of the ioctl, which is the range (a later one
- * could be kmemleak's own metadata).
+ * n = 1, the range (a later one could be kmemleak's metadata).
  */
 #define FAILSLAB	"/sys/kernel/debug/failslab"
 #define RANGE_FAILSLAB	"/sys/kernel/slab/ashmem_range/failslab"
@@ -572,32 +564,28 @@ static long long shrinker_count(void)
 } while (0)
 
 /*
- * PURGE_ALL_CACHES returned the shrinker's count of the pages *before*
- * purging but the count was not lowered for every purged range, so the
- * shrinker kept reporting freeable pages that no longer existed.  The count
- * is read from /sys/kernel/debug/shrinker/ashmem-N/count.
+ * The shrinker's count was not lowered for every purged range, so it kept
+ * reporting freeable pages that no longer existed.
  */
 TEST_F(ashmem_bug, purge_accounting)
 {
 	const size_t big = 1024, half = big / 2;
-	int fd = open(ASHMEM_DEV, O_RDWR), fd2;
 	cpu_set_t cpu0;
+	int fd, fd2;
 	char *p;
 
 	if (geteuid() != 0)
 		SKIP(return, "needs root (CAP_SYS_ADMIN)");
-	ASSERT_LE(0, fd);
 	if (!mount_if_missing("/sys/kernel/debug/shrinker", "debugfs", "/sys/kernel/debug"))
 		TH_LOG("no /sys/kernel/debug/shrinker (CONFIG_SHRINKER_DEBUG): count not checked");
 	/* Every count update on one CPU: the same history each run. */
 	CPU_ZERO(&cpu0);
 	CPU_SET(0, &cpu0);
 	sched_setaffinity(0, sizeof(cpu0), &cpu0);
-	ASSERT_LE(0, xioctl(fd, ASHMEM_PURGE_ALL_CACHES, 0));
-
-	p = area_map(fd, pages(16), PROT_RW, MAP_SHARED);
-	ASSERT_MAPPED(p);
+	fd = open_area(_metadata, O_RDWR);
+	p = area_map_checked(_metadata, fd, pages(16), PROT_RW);
 	fill_pages(p, 16);
+	ASSERT_LE(0, xioctl(fd, ASHMEM_PURGE_ALL_CACHES, 0));
 	ASSERT_EQ(0, pin_pages(fd, ASHMEM_UNPIN, 1, 3));
 	ASSERT_EQ(0, pin_pages(fd, ASHMEM_UNPIN, 8, 2));
 	ASSERT_EQ(0, pin_pages(fd, ASHMEM_UNPIN, 12, 0));
@@ -625,10 +613,9 @@ TEST_F(ashmem_bug, purge_accounting)
 	 * Big steps and a small rest: unpin 512 pages, pin back 505, purge
 	 * the last 7.  A count kept in per-cpu batches must still reach 0.
 	 */
-	fd2 = open(ASHMEM_DEV, O_RDWR);
-	ASSERT_LE(0, fd2);
+	fd2 = open_area(_metadata, O_RDWR);
 	ASSERT_EQ(0, set_size(fd2, pages(big)));
-	ASSERT_MAPPED(map_fd(fd2, pages(1), PROT_READ, MAP_SHARED, 0));
+	map_fd_checked(_metadata, fd2, pages(1), PROT_READ, MAP_SHARED, 0);
 	ASSERT_EQ(0, pin_pages(fd2, ASHMEM_UNPIN, 0, half));
 	EXPECT_EQ(ASHMEM_NOT_PURGED, pin_pages(fd2, ASHMEM_PIN, 0, half - 7));
 	EXPECT_EQ(7, xioctl(fd2, ASHMEM_PURGE_ALL_CACHES, 0));
@@ -642,8 +629,7 @@ TEST_F(ashmem_bug, purge_accounting)
 	close(fd2);
 	munmap(p, pages(16));
 	close(fd);
-	fd = open(ASHMEM_DEV, O_RDWR);
-	ASSERT_LE(0, fd);
+	fd = open_area(_metadata, O_RDWR);
 	EXPECT_EQ(0, xioctl(fd, ASHMEM_PURGE_ALL_CACHES, 0));
 	EXPECT_SHRINKER_COUNT(0, "all areas closed");
 }
@@ -655,14 +641,13 @@ TEST_F(ashmem_bug, purge_accounting)
  */
 TEST_F(ashmem_bug, range_order)
 {
-	int fd = open(ASHMEM_DEV, O_RDWR);
 	char *p;
+	int fd;
 
 	if (geteuid() != 0)
 		SKIP(return, "needs root (CAP_SYS_ADMIN)");
-	ASSERT_LE(0, fd);
-	p = area_map(fd, pages(4), PROT_RW, MAP_SHARED);
-	ASSERT_MAPPED(p);
+	fd = open_area(_metadata, O_RDWR);
+	p = area_map_checked(_metadata, fd, pages(4), PROT_RW);
 	fill_pages(p, 4);
 	ASSERT_LE(0, ioctl(fd, ASHMEM_PURGE_ALL_CACHES));
 
@@ -683,12 +668,10 @@ TEST_F(ashmem_bug, range_order)
 }
 
 /*
- * ashmem_stress, beside this program, with its output as comments: a
- * worker process of three threads, two memory hogs and, from half time
- * on, PURGE_ALL_CACHES and drop_caches; -e: a PIN failing with ENOMEM
- * counts as a violation too.  Reclaim must purge pages a PIN sees in the
- * first half, before PURGE_ALL_CACHES runs: under KASAN one hog did not
- * fill memory within it.
+ * ashmem_stress, beside this program, its output as comments: a worker of
+ * three threads, two memory hogs (one did not fill memory under KASAN
+ * before PURGE_ALL_CACHES started at half time), and -e: a PIN failing
+ * with ENOMEM is a violation too.
  */
 static int run_stress(void *path)
 {

@@ -274,4 +274,37 @@ void *map_fd(int fd, size_t len, int prot, int flags, off_t off);
 /* The first line of a small file, without its newline: 0 or -1. */
 int read_line(const char *path, char *buf, size_t len);
 
+/* Checked forms of the helpers above, for tests on the harness. */
+#ifdef __KSELFTEST_HARNESS_H
+/* map_fd() and area_map() (MAP_SHARED) that must succeed. */
+static inline char *map_fd_checked(struct __test_metadata *_metadata, int fd,
+				   size_t len, int prot, int flags, off_t off)
+{
+	char *p = map_fd(fd, len, prot, flags, off);
+
+	ASSERT_MAPPED(p);
+	return p;
+}
+
+static inline char *area_map_checked(struct __test_metadata *_metadata, int fd,
+				     size_t size, int prot)
+{
+	char *p = area_map(fd, size, prot, MAP_SHARED);
+
+	ASSERT_MAPPED(p);
+	return p;
+}
+
+/* fork(), with stdio flushed first, that must succeed. */
+static inline pid_t fork_checked(struct __test_metadata *_metadata)
+{
+	pid_t pid;
+
+	fflush(NULL);
+	pid = fork();
+	ASSERT_LE(0, pid);
+	return pid;
+}
+#endif /* __KSELFTEST_HARNESS_H */
+
 #endif /* ASHMEM_UTIL_H */
