@@ -1,15 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The ABI of /dev/ashmem, Android's anonymous shared memory: every ioctl in
- * every state of an area (new, sized, mapped, mapping gone) and on every
- * open mode, with good and bad arguments; mmap() and the prot mask; read()
- * and lseek(); sharing; pinning and purging.
- *
- * Every test opens its own area.  Return values and errno are checked
- * separately, and output buffers are filled with FILL first, so that a
- * short or stray write shows.  The same source is built 64-bit and with
- * -m32, where SET_SIZE, SET_PROT_MASK and GET_FILE_ID have their compat
- * numbers; a few edges exist for one of the two only.
+ * The ABI of /dev/ashmem: every ioctl in every state of an area and open
+ * mode, mmap() and the prot mask, read() and lseek(), sharing, pinning and
+ * purging.  Output buffers are filled with FILL first, so that a stray
+ * write shows.  Built 64-bit and -m32, where SET_SIZE, SET_PROT_MASK and
+ * GET_FILE_ID have compat numbers.
  */
 #define _GNU_SOURCE
 #define _FILE_OFFSET_BITS 64
@@ -78,23 +73,18 @@ TEST_F(ashmem, each_open_is_a_new_area)
 	ASSERT_EQ(0, ioctl(self->fd, ASHMEM_SET_NAME, "first"));
 	ASSERT_EQ(0, set_size(self->fd, pages(2)));
 	ASSERT_EQ(0, set_prot_mask(self->fd, PROT_READ));
-	fd2 = open(ASHMEM_DEV, O_RDWR);
-	ASSERT_LE(0, fd2);
+	fd2 = open_area(_metadata, O_RDWR);
 	EXPECT_EQ(0, ioctl(fd2, ASHMEM_GET_SIZE));
 	EXPECT_EQ(PROT_RWX, ioctl(fd2, ASHMEM_GET_PROT_MASK));
 	EXPECT_NAME(fd2, ASHMEM_NAME_DEF);
 	close(fd2);
 }
 
-/*
- * GET_NAME writes the name and its NUL, nothing more: Android's copied the
- * whole buffer, leaking an older, longer name or kernel stack.  A name can
- * be changed until the first mmap; an empty one is no name.
- */
+/* Android's GET_NAME copied the whole buffer: an older name, or kernel stack. */
 TEST_F(ashmem, get_name_writes_only_the_name)
 {
 	char buf[ASHMEM_NAME_LEN * 2], longname[ASHMEM_NAME_LEN] = { 0 };
-	/* NULL: the default name, before any SET_NAME. */
+	/* NULL: no SET_NAME yet; "": no name. */
 	const char *const names[] = { NULL, longname, "a", "short", "" };
 	unsigned int i;
 
@@ -147,8 +137,7 @@ TEST_F(ashmem, prot_mask_belongs_to_the_area)
 	EXPECT_EQ(PROT_READ, ioctl(self->fd, ASHMEM_GET_PROT_MASK));
 	close(dupfd);
 
-	pid = fork();
-	ASSERT_LE(0, pid);
+	pid = fork_checked(_metadata);
 	if (pid == 0) {
 		EXPECT_EQ(PROT_READ, ioctl(self->fd, ASHMEM_GET_PROT_MASK));
 		EXPECT_EQ(0, set_prot_mask(self->fd, PROT_NONE));
@@ -164,8 +153,7 @@ TEST_F(ashmem, read_implies_exec_adds_exec_unless_removed)
 	int persona = personality(0xffffffff), fd2;
 
 	ASSERT_NE(-1, persona);
-	fd2 = open(ASHMEM_DEV, O_RDWR);
-	ASSERT_LE(0, fd2);
+	fd2 = open_area(_metadata, O_RDWR);
 	ASSERT_EQ(0, set_prot_mask(fd2, PROT_RW));
 	ASSERT_NE(-1, personality(persona | READ_IMPLIES_EXEC));
 	ASSERT_EQ(0, set_prot_mask(self->fd, PROT_READ));
@@ -177,19 +165,15 @@ TEST_F(ashmem, read_implies_exec_adds_exec_unless_removed)
 
 TEST_F(ashmem, prot_mask_after_mmap_applies_to_new_mappings)
 {
-	char *p = area_map(self->fd, pages(1), PROT_RW, MAP_SHARED);
+	char *p = area_map_checked(_metadata, self->fd, pages(1), PROT_RW);
 
-	ASSERT_MAPPED(p);
 	ASSERT_EQ(0, set_prot_mask(self->fd, PROT_READ));
 	p[0] = 'w';	/* the existing mapping stays writable */
 	EXPECT_ERRNO(EPERM, map_fd(self->fd, pages(1), PROT_RW, MAP_SHARED, 0));
 	munmap(p, pages(1));
-	p = map_fd(self->fd, pages(1), PROT_READ, MAP_SHARED, 0);
-	ASSERT_MAPPED(p);
+	p = map_fd_checked(_metadata, self->fd, pages(1), PROT_READ, MAP_SHARED, 0);
 	EXPECT_EQ('w', p[0]);
 }
-
-/* Every ioctl in every state of an area */
 
 enum area_state { ST_NEW, ST_SIZED, ST_MAPPED, ST_UNMAPPED };
 
@@ -221,8 +205,7 @@ FIXTURE_SETUP(ashmem_state)
 	if (variant->state >= ST_SIZED)
 		ASSERT_EQ(0, set_size(self->fd, STATE_SIZE));
 	if (variant->state >= ST_MAPPED) {
-		self->map = map_fd(self->fd, pages(4), PROT_RW, MAP_SHARED, 0);
-		ASSERT_MAPPED(self->map);
+		self->map = map_fd_checked(_metadata, self->fd, pages(4), PROT_RW, MAP_SHARED, 0);
 		snprintf(self->map, pages(1), "%s", "data");
 	}
 	if (variant->state == ST_UNMAPPED) {
@@ -241,17 +224,15 @@ struct bad_ptr {
 	unsigned long addr;
 };
 
+/* Fills @b, returns how many: the last one is for 64-bit processes. */
 static int bad_pointers(struct bad_ptr *b)
 {
-	int n = 0;
-
-	b[n++] = (struct bad_ptr){ "NULL", 0 };
-	b[n++] = (struct bad_ptr){ "unmapped", (unsigned long)unmapped_addr() };
-	b[n++] = (struct bad_ptr){ "kernel", kernel_addr() };
-	b[n++] = (struct bad_ptr){ "last byte", ~0UL };
-	if (LP64)
-		b[n++] = (struct bad_ptr){ "non-canonical", (unsigned long)NON_CANONICAL_64 };
-	return n;
+	b[0] = (struct bad_ptr){ "NULL", 0 };
+	b[1] = (struct bad_ptr){ "unmapped", (unsigned long)unmapped_addr() };
+	b[2] = (struct bad_ptr){ "kernel", kernel_addr() };
+	b[3] = (struct bad_ptr){ "last byte", ~0UL };
+	b[4] = (struct bad_ptr){ "non-canonical", (unsigned long)NON_CANONICAL_64 };
+	return LP64 ? 5 : 4;
 }
 
 TEST_F(ashmem_state, bad_pointers_efault)
@@ -578,13 +559,11 @@ TEST_F(ashmem_state, mmap)
 		return;
 	}
 	EXPECT_ERRNO(EINVAL, map_fd(self->fd, pages(5), PROT_RW, MAP_SHARED, 0));
-	p = map_fd(self->fd, pages(4), PROT_RW, MAP_SHARED, 0);
-	ASSERT_MAPPED(p);
+	p = map_fd_checked(_metadata, self->fd, pages(4), PROT_RW, MAP_SHARED, 0);
 	EXPECT_EQ(-1, touch_pages(p, 4, true));
 	EXPECT_STREQ(self->mapped_once ? "data" : "", p);
 	munmap(p, pages(4));
-	p = map_fd(self->fd, pages(1), PROT_READ, MAP_SHARED, pages(3));
-	ASSERT_MAPPED(p);
+	p = map_fd_checked(_metadata, self->fd, pages(1), PROT_READ, MAP_SHARED, pages(3));
 	munmap(p, pages(1));
 	EXPECT_EQ(0, ioctl(self->fd, ASHMEM_GET_FILE_ID, &(unsigned long){ 0 }));
 }
@@ -665,8 +644,7 @@ TEST_F(ashmem_size, set_size_then_use)
 	npages = aligned / pages(1);
 	last = (off_t)(aligned - pages(1));
 	/* The last page maps, one more does not; nothing is reserved. */
-	p = map_fd(self->fd, pages(1), PROT_RW, flags, last);
-	ASSERT_MAPPED(p);
+	p = map_fd_checked(_metadata, self->fd, pages(1), PROT_RW, flags, last);
 	EXPECT_EQ(-1, touch_pages(p, 1, true));
 	munmap(p, pages(1));
 	EXPECT_ERRNO(EINVAL, map_fd(self->fd, pages(2), PROT_RW, flags, last));
@@ -747,7 +725,7 @@ FIXTURE_SETUP(ashmem_pin_range)
 {
 	self->fd = edge_area(_metadata);
 	if (self->fd >= 0)
-		ASSERT_MAPPED(map_fd(self->fd, pages(5), PROT_RW, MAP_SHARED, 0));
+		map_fd_checked(_metadata, self->fd, pages(5), PROT_RW, MAP_SHARED, 0);
 }
 
 FIXTURE_TEARDOWN(ashmem_pin_range)
@@ -882,8 +860,7 @@ TEST_F(ashmem_mmap_edge, shared_and_private)
 			EXPECT_ERRNO(variant->err, map_fd(self->fd, len, PROT_RW, types[i], off));
 			continue;
 		}
-		p = map_fd(self->fd, len, PROT_RW, types[i], off);
-		ASSERT_MAPPED(p);
+		p = map_fd_checked(_metadata, self->fd, len, PROT_RW, types[i], off);
 		EXPECT_EQ(-1, touch_pages(p, page_align(len) / pages(1), true));
 		munmap(p, len);
 	}
@@ -912,8 +889,7 @@ TEST_F(ashmem, mprotect_stays_within_the_prot_mask)
 		const char *what = i ? "MAP_PRIVATE" : "MAP_SHARED";
 
 		EXPECT_ERRNO(EPERM, map_fd(self->fd, pages(2), PROT_RW, types[i], 0));
-		p = map_fd(self->fd, pages(2), PROT_READ, types[i], 0);
-		ASSERT_MAPPED(p);
+		p = map_fd_checked(_metadata, self->fd, pages(2), PROT_READ, types[i], 0);
 		EXPECT_ERRNO_AT(EACCES, mprotect(p, pages(2), PROT_RW), what);
 		EXPECT_ERRNO_AT(EACCES, mprotect(p + pages(1), pages(1), PROT_WRITE), what);
 		EXPECT_ERRNO_AT(EACCES, mprotect(p, pages(1), PROT_READ | PROT_EXEC), what);
@@ -928,11 +904,9 @@ TEST_F(ashmem, mprotect_stays_within_the_prot_mask)
 	}
 
 	/* Widening within the mask is fine too. */
-	fd2 = open(ASHMEM_DEV, O_RDWR);
-	ASSERT_LE(0, fd2);
+	fd2 = open_area(_metadata, O_RDWR);
 	ASSERT_EQ(0, set_prot_mask(fd2, PROT_RW));
-	p = area_map(fd2, pages(1), PROT_READ, MAP_SHARED);
-	ASSERT_MAPPED(p);
+	p = area_map_checked(_metadata, fd2, pages(1), PROT_READ);
 	ASSERT_EQ(0, mprotect(p, pages(1), PROT_RW));
 	p[0] = 'w';
 	EXPECT_EQ('w', p[0]);
@@ -943,12 +917,9 @@ TEST_F(ashmem, shared_mappings_share_memory)
 {
 	char *a, *b, *c;
 
-	a = area_map(self->fd, pages(2), PROT_RW, MAP_SHARED);
-	ASSERT_MAPPED(a);
-	b = map_fd(self->fd, pages(2), PROT_RW, MAP_SHARED, 0);
-	ASSERT_MAPPED(b);
-	c = map_fd(self->fd, pages(1), PROT_READ, MAP_SHARED, pages(1));
-	ASSERT_MAPPED(c);
+	a = area_map_checked(_metadata, self->fd, pages(2), PROT_RW);
+	b = map_fd_checked(_metadata, self->fd, pages(2), PROT_RW, MAP_SHARED, 0);
+	c = map_fd_checked(_metadata, self->fd, pages(1), PROT_READ, MAP_SHARED, pages(1));
 	snprintf(a, pages(1), "%s", "via a");
 	snprintf(b + pages(1), pages(1), "%s", "via b");
 	EXPECT_STREQ("via a", b);
@@ -961,11 +932,9 @@ TEST_F(ashmem, shared_across_fork)
 	char *p;
 	pid_t pid;
 
-	p = area_map(self->fd, pages(2), PROT_RW, MAP_SHARED);
-	ASSERT_MAPPED(p);
+	p = area_map_checked(_metadata, self->fd, pages(2), PROT_RW);
 	snprintf(p, pages(1), "%s", "parent");
-	pid = fork();
-	ASSERT_LE(0, pid);
+	pid = fork_checked(_metadata);
 	if (pid == 0) {
 		char *q = map_fd(self->fd, pages(1), PROT_RW, MAP_SHARED, pages(1));
 
@@ -987,12 +956,10 @@ TEST_F(ashmem, shared_over_scm_rights)
 	pid_t pid;
 
 	ASSERT_EQ(0, ioctl(self->fd, ASHMEM_SET_NAME, "passed"));
-	p = area_map(self->fd, pages(2), PROT_RW, MAP_SHARED);
-	ASSERT_MAPPED(p);
+	p = area_map_checked(_metadata, self->fd, pages(2), PROT_RW);
 	snprintf(p, pages(1), "%s", "from the sender");
 	ASSERT_EQ(0, socketpair(AF_UNIX, SOCK_STREAM, 0, sv));
-	pid = fork();
-	ASSERT_LE(0, pid);
+	pid = fork_checked(_metadata);
 	if (pid == 0) {
 		char *q;
 		int fd;
@@ -1005,8 +972,7 @@ TEST_F(ashmem, shared_over_scm_rights)
 		ASSERT_LE(0, fd);
 		EXPECT_EQ(pages(2), ioctl(fd, ASHMEM_GET_SIZE));
 		EXPECT_NAME(fd, "passed");
-		q = map_fd(fd, pages(2), PROT_RW, MAP_SHARED, 0);
-		ASSERT_MAPPED(q);
+		q = map_fd_checked(_metadata, fd, pages(2), PROT_RW, MAP_SHARED, 0);
 		EXPECT_STREQ("from the sender", q);
 		snprintf(q + pages(1), pages(1), "%s", "from the receiver");
 		_exit(0);
@@ -1019,9 +985,8 @@ TEST_F(ashmem, shared_over_scm_rights)
 }
 
 /*
- * A MAP_PRIVATE mapping is private, zeroed memory, as on Android: not a
- * copy of the area.  Android's once got the backing file's vm_ops without
- * the file (or one of the wrong size), and touching it raised SIGBUS.
+ * MAP_PRIVATE gives zeroed anonymous memory, as on Android, whose mapping
+ * once got the backing file's vm_ops without the file: SIGBUS.
  */
 TEST_F(ashmem, private_mapping_is_anonymous_memory)
 {
@@ -1029,8 +994,7 @@ TEST_F(ashmem, private_mapping_is_anonymous_memory)
 	char *priv, *shared, *priv2, buf[16];
 
 	ASSERT_EQ(0, set_size(self->fd, size));
-	priv = map_fd(self->fd, pages(4), PROT_RW, MAP_PRIVATE, 0);
-	ASSERT_MAPPED(priv);
+	priv = map_fd_checked(_metadata, self->fd, pages(4), PROT_RW, MAP_PRIVATE, 0);
 	/* Like a shared one, the first private mmap fixes size and name. */
 	EXPECT_ERRNO(EINVAL, set_size(self->fd, pages(2)));
 	EXPECT_ERRNO(EINVAL, ioctl(self->fd, ASHMEM_SET_NAME, "late"));
@@ -1039,14 +1003,12 @@ TEST_F(ashmem, private_mapping_is_anonymous_memory)
 	EXPECT_EQ(-1, touch_pages(priv, 4, true));
 	memset(priv, 'p', pages(4));
 
-	shared = map_fd(self->fd, pages(4), PROT_RW, MAP_SHARED, 0);
-	ASSERT_MAPPED(shared);
+	shared = map_fd_checked(_metadata, self->fd, pages(4), PROT_RW, MAP_SHARED, 0);
 	EXPECT_EQ(-1, touch_pages(shared, 4, true));
 	EXPECT_TRUE(all_bytes(shared, 0, pages(4)));
 	memset(shared, 's', size);
 
-	priv2 = map_fd(self->fd, pages(2), PROT_RW, MAP_PRIVATE, pages(2));
-	ASSERT_MAPPED(priv2);
+	priv2 = map_fd_checked(_metadata, self->fd, pages(2), PROT_RW, MAP_PRIVATE, pages(2));
 	EXPECT_EQ(-1, touch_pages(priv2, 2, true));
 	EXPECT_TRUE(all_bytes(priv2, 0, pages(2)));
 	EXPECT_TRUE(all_bytes(priv, 'p', pages(4)));
@@ -1062,8 +1024,7 @@ TEST_F(ashmem, mapping_outlives_the_fd)
 	char *p;
 
 	ASSERT_EQ(0, ioctl(self->fd, ASHMEM_SET_NAME, "orphan"));
-	p = area_map(self->fd, pages(1), PROT_RW, MAP_SHARED);
-	ASSERT_MAPPED(p);
+	p = area_map_checked(_metadata, self->fd, pages(1), PROT_RW);
 	snprintf(p, pages(1), "%s", "still here");
 	close(self->fd);
 	self->fd = -1;
@@ -1077,22 +1038,19 @@ TEST_F(ashmem, mapping_outlives_the_fd)
 /* An area mapped read-only, its pages filled by fill_pages(). */
 static char *read_only_area(struct __test_metadata *_metadata, int fd)
 {
-	char *p = area_map(fd, pages(4), PROT_RW, MAP_SHARED);
+	char *p = area_map_checked(_metadata, fd, pages(4), PROT_RW);
 
-	ASSERT_MAPPED(p);
 	fill_pages(p, 4);
 	munmap(p, pages(4));
 	ASSERT_EQ(0, set_prot_mask(fd, PROT_READ));
-	p = map_fd(fd, pages(4), PROT_READ, MAP_SHARED, 0);
-	ASSERT_MAPPED(p);
+	p = map_fd_checked(_metadata, fd, pages(4), PROT_READ, MAP_SHARED, 0);
 	return p;
 }
 
 /*
- * remap_file_pages() maps the vma's file again, with the vma's protection
- * and MAP_FIXED: with a plain shmem file behind the mapping, that gave a
- * mapping the mask forbids.  If it fails, the kernel leaves a hole where
- * the remapped page was, so look before touching.
+ * remap_file_pages() maps the vma's file again with MAP_FIXED: with a plain
+ * shmem file, a mapping the mask forbids.  A failure leaves a hole there,
+ * so look before touching.
  */
 TEST_F(ashmem, remap_file_pages_cannot_widen)
 {
@@ -1119,11 +1077,8 @@ TEST_F(ashmem, remap_file_pages_cannot_widen)
 }
 
 /*
- * Operations on a shared mapping.  Android's driver maps a plain shmem file
- * there, so Android answers every call on such a mapping as a memfd's
- * mapping does: each test runs on an area and on a memfd, the memfd
- * standing for Android.  The table in Documentation/userspace-api/ashmem.rst
- * lists the rows.
+ * Operations on a shared mapping, of an area and of a memfd, which stands
+ * for Android's plain shmem file (Documentation/userspace-api/ashmem.rst).
  */
 FIXTURE(mapping) {
 	int fd;
@@ -1189,8 +1144,7 @@ TEST_F(mapping, madv_remove_punches_a_hole)
 		EXPECT_PAGE_COUNTS(self->fd, MAPPING_PAGES, 0, 0);
 
 	/* A read-only mapping that could be made writable punches too... */
-	ro = map_fd(self->fd, pages(1), PROT_READ, MAP_SHARED, 0);
-	ASSERT_MAPPED(ro);
+	ro = map_fd_checked(_metadata, self->fd, pages(1), PROT_READ, MAP_SHARED, 0);
 	EXPECT_EQ(0, madvise(ro, pages(1), MADV_REMOVE));
 	EXPECT_TRUE(all_bytes(ro, 0, pages(1)));
 	munmap(ro, pages(1));
@@ -1199,18 +1153,16 @@ TEST_F(mapping, madv_remove_punches_a_hole)
 	ASSERT_EQ(0, variant->memfd ?
 		  fcntl(self->fd, F_ADD_SEALS, F_SEAL_FUTURE_WRITE) :
 		  set_prot_mask(self->fd, PROT_READ));
-	ro = map_fd(self->fd, pages(MAPPING_PAGES), PROT_READ, MAP_SHARED, 0);
-	ASSERT_MAPPED(ro);
+	ro = map_fd_checked(_metadata, self->fd, pages(MAPPING_PAGES), PROT_READ, MAP_SHARED, 0);
 	EXPECT_ERRNO(EACCES, madvise(ro + pages(3), pages(1), MADV_REMOVE));
 	EXPECT_TRUE(all_bytes(ro + pages(3), page_byte(3), pages(1)));
 	munmap(ro, pages(MAPPING_PAGES));
 }
 
 /*
- * What MADV_REMOVE does to the pin state: nothing.  The pages read back as
- * zeros, but nothing was purged, so PIN says ASHMEM_NOT_PURGED (as on
- * Android, whose driver is not told either); a range unpinned when it was
- * punched is purged later as any other.
+ * MADV_REMOVE leaves the pin state alone, as on Android: the pages read as
+ * zeros but PIN says ASHMEM_NOT_PURGED, and a punched unpinned range is
+ * purged later as any other.
  */
 TEST_F(mapping, madv_remove_keeps_pin_state)
 {
@@ -1286,16 +1238,13 @@ TEST_F(mapping, madv_dontfork_and_wipeonfork)
 
 	EXPECT_ERRNO(EINVAL, madvise(self->p, pages(1), MADV_WIPEONFORK));
 	ASSERT_EQ(0, madvise(self->p, pages(1), MADV_DONTFORK));
-	fflush(NULL);
-	pid = fork();
-	ASSERT_LE(0, pid);
+	pid = fork_checked(_metadata);
 	if (pid == 0)
 		_exit(touch_pages(self->p, 1, false) == 0 &&
 		      touch_pages(self->p + pages(1), 1, false) == -1 ? 0 : 1);
 	EXPECT_EQ(0, wait_child(pid)) TH_LOG("the child saw the DONTFORK page");
 	ASSERT_EQ(0, madvise(self->p, pages(1), MADV_DOFORK));
-	pid = fork();
-	ASSERT_LE(0, pid);
+	pid = fork_checked(_metadata);
 	if (pid == 0)
 		_exit(all_bytes(self->p, page_byte(0), pages(1)) ? 0 : 1);
 	EXPECT_EQ(0, wait_child(pid));
@@ -1313,9 +1262,8 @@ TEST_F(mapping, msync_and_mlock)
 }
 
 /*
- * mremap() keeps the file and the protection of the mapping: it can shrink,
- * grow (past the end of the file too, where the pages raise SIGBUS), move,
- * and, with an old size of 0, map the same pages a second time.
+ * mremap() shrinks, grows (past the end: SIGBUS), moves, and with an old
+ * size of 0 maps the same pages again.
  */
 TEST_F(mapping, mremap_shrink_grow_move)
 {
@@ -1443,25 +1391,17 @@ TEST_F(ashmem, huge_pages_punched_in_part)
 	munmap(res, 3 * HUGE);
 }
 
-/*
- * A private mapping of an area is anonymous memory (see
- * private_mapping_is_anonymous_memory), so a child gets a copy of what the
- * parent wrote there, and neither sees the other's later writes.
- */
+/* A private mapping is anonymous memory: a child gets a copy, not a share. */
 TEST_F(ashmem, fork_with_private_mapping)
 {
 	char *priv, *shared;
 	pid_t pid;
 
-	shared = area_map(self->fd, pages(2), PROT_RW, MAP_SHARED);
-	ASSERT_MAPPED(shared);
+	shared = area_map_checked(_metadata, self->fd, pages(2), PROT_RW);
 	memset(shared, 's', pages(2));
-	priv = map_fd(self->fd, pages(2), PROT_RW, MAP_PRIVATE, 0);
-	ASSERT_MAPPED(priv);
+	priv = map_fd_checked(_metadata, self->fd, pages(2), PROT_RW, MAP_PRIVATE, 0);
 	memset(priv, 'p', pages(1));
-	fflush(NULL);
-	pid = fork();
-	ASSERT_LE(0, pid);
+	pid = fork_checked(_metadata);
 	if (pid == 0) {
 		bool ok = all_bytes(priv, 'p', pages(1)) && all_bytes(priv + pages(1), 0, pages(1));
 
@@ -1474,19 +1414,14 @@ TEST_F(ashmem, fork_with_private_mapping)
 	EXPECT_TRUE(all_bytes(shared, 's', pages(2)));
 }
 
-/*
- * The area's descriptor is a character device, as on Android: it has no
- * splice_read (so no sendfile() or splice() from it), and fallocate() and
- * ftruncate() do not apply to it.
- */
+/* A character device, as on Android: no splice_read, fallocate, ftruncate. */
 TEST_F(ashmem, descriptor_is_not_a_file)
 {
 	loff_t off = 0;
 	int pipefd[2];
 	char *p;
 
-	p = area_map(self->fd, pages(2), PROT_RW, MAP_SHARED);
-	ASSERT_MAPPED(p);
+	p = area_map_checked(_metadata, self->fd, pages(2), PROT_RW);
 	fill_pages(p, 2);
 	ASSERT_EQ(0, pipe(pipefd));
 	EXPECT_ERRNO(EINVAL, sendfile(pipefd[1], self->fd, &off, pages(1)));
@@ -1502,13 +1437,10 @@ TEST_F(ashmem, descriptor_is_not_a_file)
 }
 
 /*
- * A CAP_SYS_ADMIN process reaches the backing file as
- * /proc/PID/map_files/<range>.  It may read the area there, and nothing
- * else: no mapping (shared or private, which could be mprotect()ed past
- * the mask), no write, no hole, no truncation (which would SIGBUS every
- * mapper), and nothing that could lift those refusals - attributes, inode
- * flags (FS_IOC_SETFLAGS, which tmpfs has with CONFIG_TMPFS_XATTR), ACLs or
- * extended attributes.  On Android all of that works.
+ * /proc/PID/map_files/<range> gives CAP_SYS_ADMIN the backing file: read
+ * only.  No mapping (a private one could be mprotect()ed past the mask),
+ * write, hole or truncation (SIGBUS for every mapper), nor attributes,
+ * inode flags, ACLs or xattrs that could lift that.  Android allows it all.
  */
 TEST_F(ashmem, map_files_cannot_change_the_area)
 {
@@ -1671,24 +1603,21 @@ TEST_F(ashmem_mode, mmap)
 	EXPECT_ERRNO(EINVAL, ioctl(self->fd, ASHMEM_GET_FILE_ID, &id));
 
 	/* A read-only shared mapping maps the shared backing file. */
-	p = map_fd(self->fd, pages(2), PROT_READ, MAP_SHARED, 0);
-	ASSERT_MAPPED(p);
+	p = map_fd_checked(_metadata, self->fd, pages(2), PROT_READ, MAP_SHARED, 0);
 	ASSERT_EQ(0, ioctl(self->fd, ASHMEM_GET_FILE_ID, &id));
 	ASSERT_EQ(0, maps_find(p, &e));
 	EXPECT_STREQ("r--s", e.perms);
 	EXPECT_EQ((unsigned long long)id, e.inode);
 	EXPECT_STREQ("/dev/ashmem/mode (deleted)", e.path);
 	EXPECT_ERRNO(EACCES, mprotect(p, pages(2), PROT_RW));
-	q = map_fd(self->fd, pages(2), PROT_READ, MAP_SHARED, 0);
-	ASSERT_MAPPED(q);
+	q = map_fd_checked(_metadata, self->fd, pages(2), PROT_READ, MAP_SHARED, 0);
 	ASSERT_EQ(0, maps_find(q, &e2));
 	EXPECT_EQ(e.inode, e2.inode);
 	EXPECT_EQ(-1, touch_pages(p, 2, false));
 	EXPECT_TRUE(all_bytes(p, 0, pages(2)));
 
 	/* A private writable mapping is the process's own memory. */
-	priv = map_fd(self->fd, pages(2), PROT_RW, MAP_PRIVATE, 0);
-	ASSERT_MAPPED(priv);
+	priv = map_fd_checked(_metadata, self->fd, pages(2), PROT_RW, MAP_PRIVATE, 0);
 	memset(priv, 'w', pages(2));
 	EXPECT_TRUE(all_bytes(p, 0, pages(2)));
 	memset(buf, FILL, sizeof(buf));
@@ -1708,8 +1637,7 @@ TEST_F(ashmem, read_and_lseek_follow_the_position)
 	size_t size = pages(3) + 100;
 	char buf[64], *p;
 
-	p = area_map(self->fd, size, PROT_RW, MAP_SHARED);
-	ASSERT_MAPPED(p);
+	p = area_map_checked(_metadata, self->fd, size, PROT_RW);
 	memcpy(p, "0123456789", 10);
 	memcpy(p + 15, "fifteen", 7);
 	memcpy(p + size - 10, "last bytes", 10);
@@ -1747,8 +1675,7 @@ TEST_F(ashmem, lseek_data_and_hole)
 {
 	char *p;
 
-	p = area_map(self->fd, pages(4), PROT_RW, MAP_SHARED);
-	ASSERT_MAPPED(p);
+	p = area_map_checked(_metadata, self->fd, pages(4), PROT_RW);
 	p[pages(1)] = 1;
 	p[pages(3)] = 3;
 	EXPECT_EQ(pages(1), lseek(self->fd, 0, SEEK_DATA));
@@ -1767,13 +1694,13 @@ TEST_F(ashmem, lseek_data_and_hole)
 }
 
 /*
- * A 3 GiB area in a 512 MiB guest: only a few pages are ever touched.  The
- * first mmap() creates the backing file, unaccounted with MAP_NORESERVE.
- * A 32-bit process has no room to map all of it, so it maps windows.
+ * A 3 GiB area in a 512 MiB guest, MAP_NORESERVE: few pages are touched,
+ * and a 32-bit process maps windows.
  * Android's llseek once returned the offset through an int.
  */
 TEST_F_TIMEOUT(ashmem, offsets_past_2gib, 120)
 {
+	const int flags = MAP_SHARED | MAP_NORESERVE;
 	const size_t size = (size_t)3 << 30;
 	const off_t off = (off_t)5 << 29, past = off + 12345;
 	char buf[32], *win;
@@ -1783,14 +1710,12 @@ TEST_F_TIMEOUT(ashmem, offsets_past_2gib, 120)
 	EXPECT_EQ((long)(int32_t)size, xioctl(self->fd, ASHMEM_GET_SIZE, 0));
 	EXPECT_EQ((long long)size, fdinfo_num(self->fd, "size"));
 	if (LP64) {
-		char *whole = map_fd(self->fd, size, PROT_RW, MAP_SHARED | MAP_NORESERVE, 0);
+		char *whole = map_fd_checked(_metadata, self->fd, size, PROT_RW, flags, 0);
 
-		ASSERT_MAPPED(whole);
 		snprintf(whole + off, pages(1), "%s", "past 2 GiB");
 		munmap(whole, size);
 	}
-	win = map_fd(self->fd, pages(1), PROT_RW, MAP_SHARED | MAP_NORESERVE, off);
-	ASSERT_MAPPED(win);
+	win = map_fd_checked(_metadata, self->fd, pages(1), PROT_RW, flags, off);
 	snprintf(win, pages(1), "%s", "past 2 GiB");
 
 	EXPECT_EQ(off, lseek(self->fd, off, SEEK_SET));
@@ -1809,8 +1734,7 @@ TEST_F_TIMEOUT(ashmem, offsets_past_2gib, 120)
 	EXPECT_EQ(ASHMEM_NOT_PURGED, pin_op(self->fd, ASHMEM_PIN, off, 0));
 
 	/* Page zero written too: offsets around and past 2 GiB. */
-	win = map_fd(self->fd, pages(1), PROT_RW, MAP_SHARED | MAP_NORESERVE, 0);
-	ASSERT_MAPPED(win);
+	win = map_fd_checked(_metadata, self->fd, pages(1), PROT_RW, flags, 0);
 	snprintf(win, pages(1), "%s", "page zero");
 	EXPECT_EQ(0, lseek(self->fd, 0, SEEK_SET));
 	EXPECT_EQ(past, lseek(self->fd, past, SEEK_SET));
@@ -1840,7 +1764,7 @@ TEST_F_TIMEOUT(ashmem, offsets_past_2gib, 120)
 
 TEST_F(ashmem, unpin_makes_range_unpinned)
 {
-	ASSERT_MAPPED(area_map(self->fd, pages(4), PROT_READ, MAP_SHARED));
+	area_map_checked(_metadata, self->fd, pages(4), PROT_READ);
 	ASSERT_EQ(0, pin_pages(self->fd, ASHMEM_UNPIN, 1, 2));
 	EXPECT_EQ(ASHMEM_IS_PINNED, pin_status(self->fd, 0, 1));
 	EXPECT_EQ(ASHMEM_IS_UNPINNED, pin_status(self->fd, 1, 1));
@@ -1854,9 +1778,8 @@ TEST_F(ashmem, unpin_makes_range_unpinned)
 
 TEST_F(ashmem, pin_after_unpin_keeps_data_not_purged)
 {
-	char *p = area_map(self->fd, pages(4), PROT_RW, MAP_SHARED);
+	char *p = area_map_checked(_metadata, self->fd, pages(4), PROT_RW);
 
-	ASSERT_MAPPED(p);
 	memset(p, 0x5a, pages(4));
 	ASSERT_EQ(0, pin_pages(self->fd, ASHMEM_UNPIN, 0, 4));
 	EXPECT_EQ(ASHMEM_NOT_PURGED, pin_pages(self->fd, ASHMEM_PIN, 0, 4));
@@ -1871,7 +1794,7 @@ TEST_F(ashmem, pin_middle_splits_unpinned_range)
 {
 	int i;
 
-	ASSERT_MAPPED(area_map(self->fd, pages(8), PROT_READ, MAP_SHARED));
+	area_map_checked(_metadata, self->fd, pages(8), PROT_READ);
 	ASSERT_EQ(0, pin_pages(self->fd, ASHMEM_UNPIN, 0, 8));
 	EXPECT_EQ(ASHMEM_NOT_PURGED, pin_pages(self->fd, ASHMEM_PIN, 3, 2));
 	for (i = 0; i < 8; i++)
@@ -1887,7 +1810,7 @@ TEST_F(ashmem, unpin_merges_adjacent_and_overlapping_ranges)
 {
 	int i;
 
-	ASSERT_MAPPED(area_map(self->fd, pages(8), PROT_READ, MAP_SHARED));
+	area_map_checked(_metadata, self->fd, pages(8), PROT_READ);
 	ASSERT_EQ(0, pin_pages(self->fd, ASHMEM_UNPIN, 0, 2));
 	ASSERT_EQ(0, pin_pages(self->fd, ASHMEM_UNPIN, 2, 2));	/* adjacent */
 	ASSERT_EQ(0, pin_pages(self->fd, ASHMEM_UNPIN, 3, 3));	/* overlapping */
@@ -1911,8 +1834,7 @@ TEST_F(ashmem, purge_all_caches_purges_unpinned_pages)
 	char *p;
 	int i;
 
-	p = area_map(self->fd, pages(8), PROT_RW, MAP_SHARED);
-	ASSERT_MAPPED(p);
+	p = area_map_checked(_metadata, self->fd, pages(8), PROT_RW);
 	fill_pages(p, 8);
 	ASSERT_LE(0, ioctl(self->fd, ASHMEM_PURGE_ALL_CACHES));	/* others' */
 	ASSERT_EQ(0, pin_pages(self->fd, ASHMEM_UNPIN, 2, 4));
@@ -1931,7 +1853,7 @@ TEST_F(ashmem, purge_all_caches_purges_unpinned_pages)
 
 TEST_F(ashmem, pin_reports_purge_per_page)
 {
-	ASSERT_MAPPED(area_map(self->fd, pages(8), PROT_READ, MAP_SHARED));
+	area_map_checked(_metadata, self->fd, pages(8), PROT_READ);
 	ASSERT_EQ(0, pin_pages(self->fd, ASHMEM_UNPIN, 0, 4));
 	ASSERT_LE(0, ioctl(self->fd, ASHMEM_PURGE_ALL_CACHES));
 	ASSERT_EQ(0, pin_pages(self->fd, ASHMEM_UNPIN, 4, 4));	/* after the purge */
@@ -1953,7 +1875,7 @@ TEST_F(ashmem, fdinfo_page_counts_follow_pin_state)
 {
 	ASSERT_EQ(0, set_size(self->fd, pages(7) + 1));
 	EXPECT_PAGE_COUNTS(self->fd, 8, 0, 0);
-	ASSERT_MAPPED(map_fd(self->fd, pages(8), PROT_READ, MAP_SHARED, 0));
+	map_fd_checked(_metadata, self->fd, pages(8), PROT_READ, MAP_SHARED, 0);
 	ASSERT_EQ(0, pin_pages(self->fd, ASHMEM_UNPIN, 1, 3));
 	EXPECT_PAGE_COUNTS(self->fd, 5, 3, 0);
 	ASSERT_LE(0, ioctl(self->fd, ASHMEM_PURGE_ALL_CACHES));
@@ -1965,11 +1887,9 @@ TEST_F(ashmem, fdinfo_page_counts_follow_pin_state)
 }
 
 /*
- * Several threads pin and unpin slices of one area while PURGE_ALL_CACHES
- * runs: the slices interleave, so a thread's unpinned range merges with its
- * neighbours' and is split again by their pins, and a purge may take any
- * part of it.  Each thread knows only its own slices, and they must behave
- * as if the area were its own.
+ * Threads pin and unpin their own interleaved slices of one area while
+ * PURGE_ALL_CACHES runs: ranges merge with and are split by neighbours'
+ * yet each thread's slices must behave as if the area were its own.
  */
 #define PIN_THREADS	4
 #define PIN_SLICE	4	/* pages in a slice */
@@ -1999,30 +1919,31 @@ static void pin_violation(struct pin_thread *t, unsigned int s, const char *what
 			 t->id, slice_page(t, s), what, val);
 }
 
-/* Pages of slice @s that hold their data, and pages that read as zero. */
-static void slice_contents(struct pin_thread *t, unsigned int s,
-			   unsigned int *intact, unsigned int *zero)
+/*
+ * Unpins slice @s if it is pinned and pins it if not, checking the pages
+ * against what PIN says; the data of a slice is rewritten when pinned.
+ */
+static void flip_slice(struct pin_thread *t, unsigned int s)
 {
-	size_t i;
+	size_t first = slice_page(t, s), i;
+	unsigned int intact = 0, zero = 0;
+	int ret = 0;
 
-	*intact = 0;
-	*zero = 0;
-	for (i = slice_page(t, s); i < slice_page(t, s) + PIN_SLICE; i++) {
+	if (t->unpinned[s])
+		ret = pin_pages(t->fd, ASHMEM_PIN, first, PIN_SLICE);
+	for (i = first; i < first + PIN_SLICE; i++) {
 		if (all_bytes(t->map + pages(i), page_byte(i), pages(1)))
-			(*intact)++;
+			intact++;
 		else if (all_bytes(t->map + pages(i), 0, pages(1)))
-			(*zero)++;
+			zero++;
 	}
-}
-
-static void pin_slice(struct pin_thread *t, unsigned int s)
-{
-	int ret = pin_pages(t->fd, ASHMEM_PIN, slice_page(t, s), PIN_SLICE);
-	unsigned int intact, zero;
-	size_t i;
-
-	slice_contents(t, s, &intact, &zero);
-	if (ret == ASHMEM_NOT_PURGED) {
+	if (!t->unpinned[s]) {
+		if (intact != PIN_SLICE)
+			pin_violation(t, s, "pinned, pages intact:", intact);
+		ret = pin_pages(t->fd, ASHMEM_UNPIN, first, PIN_SLICE);
+		if (ret)
+			pin_violation(t, s, "UNPIN returned", ret);
+	} else if (ret == ASHMEM_NOT_PURGED) {
 		if (intact != PIN_SLICE)
 			pin_violation(t, s, "NOT_PURGED, pages intact:", intact);
 	} else if (ret == ASHMEM_WAS_PURGED) {
@@ -2032,23 +1953,9 @@ static void pin_slice(struct pin_thread *t, unsigned int s)
 	} else {
 		pin_violation(t, s, "PIN returned", ret);
 	}
-	for (i = slice_page(t, s); i < slice_page(t, s) + PIN_SLICE; i++)
+	for (i = first; t->unpinned[s] && i < first + PIN_SLICE; i++)
 		memset(t->map + pages(i), page_byte(i), pages(1));
-	t->unpinned[s] = false;
-}
-
-static void unpin_slice(struct pin_thread *t, unsigned int s)
-{
-	unsigned int intact, zero;
-	int ret;
-
-	slice_contents(t, s, &intact, &zero);
-	if (intact != PIN_SLICE)
-		pin_violation(t, s, "pinned, pages intact:", intact);
-	ret = pin_pages(t->fd, ASHMEM_UNPIN, slice_page(t, s), PIN_SLICE);
-	if (ret)
-		pin_violation(t, s, "UNPIN returned", ret);
-	t->unpinned[s] = true;
+	t->unpinned[s] = !t->unpinned[s];
 }
 
 static void *pin_thread_main(void *arg)
@@ -2059,10 +1966,7 @@ static void *pin_thread_main(void *arg)
 
 	for (op = 0; op < PIN_OPS; op++) {
 		s = below(&t->seed, PIN_SLICES);
-		if (t->unpinned[s])
-			pin_slice(t, s);
-		else
-			unpin_slice(t, s);
+		flip_slice(t, s);
 		status = pin_pages(t->fd, ASHMEM_GET_PIN_STATUS, slice_page(t, s), PIN_SLICE);
 		want = t->unpinned[s] ? ASHMEM_IS_UNPINNED : ASHMEM_IS_PINNED;
 		if (status != want)
@@ -2100,8 +2004,7 @@ TEST_F_TIMEOUT(ashmem, pin_and_unpin_from_threads_with_purges, 300)
 
 	if (!root_and_ashmem(_metadata))
 		return;
-	map = area_map(self->fd, pages(npages), PROT_RW, MAP_SHARED);
-	ASSERT_MAPPED(map);
+	map = area_map_checked(_metadata, self->fd, pages(npages), PROT_RW);
 	fill_pages(map, npages);
 	ASSERT_EQ(0, pthread_create(&purger, NULL, purge_all_loop, &stop));
 	for (i = 0; i < PIN_THREADS; i++) {
@@ -2134,10 +2037,9 @@ TEST_F(ashmem, purge_all_caches_needs_cap_sys_admin)
 {
 	pid_t pid;
 
-	ASSERT_MAPPED(area_map(self->fd, pages(2), PROT_READ, MAP_SHARED));
+	area_map_checked(_metadata, self->fd, pages(2), PROT_READ);
 	ASSERT_EQ(0, pin_pages(self->fd, ASHMEM_UNPIN, 0, 1));
-	pid = fork();
-	ASSERT_LE(0, pid);
+	pid = fork_checked(_metadata);
 	if (pid == 0) {
 		ASSERT_EQ(0, become_nobody());
 		EXPECT_ERRNO(EPERM, ioctl(self->fd, ASHMEM_PURGE_ALL_CACHES));
@@ -2149,24 +2051,20 @@ TEST_F(ashmem, purge_all_caches_needs_cap_sys_admin)
 
 TEST_F(ashmem, release_drops_unpinned_ranges)
 {
-	void *p = area_map(self->fd, pages(4), PROT_READ, MAP_SHARED);
+	void *p = area_map_checked(_metadata, self->fd, pages(4), PROT_READ);
 
-	ASSERT_MAPPED(p);
 	ASSERT_LE(0, ioctl(self->fd, ASHMEM_PURGE_ALL_CACHES));
 	ASSERT_EQ(0, pin_pages(self->fd, ASHMEM_UNPIN, 0, 2));
 	munmap(p, pages(4));
 	close(self->fd);
-	self->fd = open(ASHMEM_DEV, O_RDWR);
-	ASSERT_LE(0, self->fd);
+	self->fd = open_area(_metadata, O_RDWR);
 	EXPECT_EQ(0, ioctl(self->fd, ASHMEM_PURGE_ALL_CACHES));
 }
 
 /*
- * Purge by real memory pressure: a hog allocates up to twice the memory of
- * the machine, a page at a time, until the shrinker has purged some of the
- * area's unpinned pages.  The guest has no swap, so the shrinker is what
- * must give memory back; the hog offers itself to the OOM killer, and an
- * OOM kill fails the test while unpinned pages were left to purge.
+ * A hog allocates up to twice the machine's memory until the shrinker has
+ * purged some unpinned pages; with no swap, the shrinker must give memory
+ * back.  An OOM kill fails the test while unpinned pages were left.
  */
 #define PRESSURE_AREA	((size_t)96 << 20)
 #define PRESSURE_PINNED	((size_t)8 << 20)
@@ -2206,16 +2104,13 @@ TEST_F_TIMEOUT(ashmem, memory_pressure_purges_unpinned_pages, 300)
 	pid_t hog;
 	char *p;
 
-	p = area_map(self->fd, PRESSURE_AREA, PROT_RW, MAP_SHARED);
-	ASSERT_MAPPED(p);
+	p = area_map_checked(_metadata, self->fd, PRESSURE_AREA, PROT_RW);
 	fill_pages(p, npages);
 	ASSERT_EQ(0, pin_op(self->fd, ASHMEM_UNPIN, PRESSURE_PINNED, 0));
 	EXPECT_PAGE_COUNTS(self->fd, first_unpinned, npages - first_unpinned, 0);
 
 	ASSERT_EQ(0, sysinfo(&si));
-	fflush(NULL);
-	hog = fork();
-	ASSERT_LE(0, hog);
+	hog = fork_checked(_metadata);
 	if (hog == 0)
 		_exit(hog_until_purged(self->fd, 2ULL * si.totalram * si.mem_unit));
 	status = wait_child(hog);
