@@ -1919,31 +1919,30 @@ static void pin_violation(struct pin_thread *t, unsigned int s, const char *what
 			 t->id, slice_page(t, s), what, val);
 }
 
-/*
- * Unpins slice @s if it is pinned and pins it if not, checking the pages
- * against what PIN says; the data of a slice is rewritten when pinned.
- */
-static void flip_slice(struct pin_thread *t, unsigned int s)
+/* Pages of slice @s that hold their data, and pages that read as zero. */
+static void slice_contents(struct pin_thread *t, unsigned int s,
+			   unsigned int *intact, unsigned int *zero)
 {
-	size_t first = slice_page(t, s), i;
-	unsigned int intact = 0, zero = 0;
-	int ret = 0;
+	size_t i;
 
-	if (t->unpinned[s])
-		ret = pin_pages(t->fd, ASHMEM_PIN, first, PIN_SLICE);
-	for (i = first; i < first + PIN_SLICE; i++) {
+	*intact = 0;
+	*zero = 0;
+	for (i = slice_page(t, s); i < slice_page(t, s) + PIN_SLICE; i++) {
 		if (all_bytes(t->map + pages(i), page_byte(i), pages(1)))
-			intact++;
+			(*intact)++;
 		else if (all_bytes(t->map + pages(i), 0, pages(1)))
-			zero++;
+			(*zero)++;
 	}
-	if (!t->unpinned[s]) {
-		if (intact != PIN_SLICE)
-			pin_violation(t, s, "pinned, pages intact:", intact);
-		ret = pin_pages(t->fd, ASHMEM_UNPIN, first, PIN_SLICE);
-		if (ret)
-			pin_violation(t, s, "UNPIN returned", ret);
-	} else if (ret == ASHMEM_NOT_PURGED) {
+}
+
+static void pin_slice(struct pin_thread *t, unsigned int s)
+{
+	int ret = pin_pages(t->fd, ASHMEM_PIN, slice_page(t, s), PIN_SLICE);
+	unsigned int intact, zero;
+	size_t i;
+
+	slice_contents(t, s, &intact, &zero);
+	if (ret == ASHMEM_NOT_PURGED) {
 		if (intact != PIN_SLICE)
 			pin_violation(t, s, "NOT_PURGED, pages intact:", intact);
 	} else if (ret == ASHMEM_WAS_PURGED) {
@@ -1953,9 +1952,23 @@ static void flip_slice(struct pin_thread *t, unsigned int s)
 	} else {
 		pin_violation(t, s, "PIN returned", ret);
 	}
-	for (i = first; t->unpinned[s] && i < first + PIN_SLICE; i++)
+	for (i = slice_page(t, s); i < slice_page(t, s) + PIN_SLICE; i++)
 		memset(t->map + pages(i), page_byte(i), pages(1));
-	t->unpinned[s] = !t->unpinned[s];
+	t->unpinned[s] = false;
+}
+
+static void unpin_slice(struct pin_thread *t, unsigned int s)
+{
+	unsigned int intact, zero;
+	int ret;
+
+	slice_contents(t, s, &intact, &zero);
+	if (intact != PIN_SLICE)
+		pin_violation(t, s, "pinned, pages intact:", intact);
+	ret = pin_pages(t->fd, ASHMEM_UNPIN, slice_page(t, s), PIN_SLICE);
+	if (ret)
+		pin_violation(t, s, "UNPIN returned", ret);
+	t->unpinned[s] = true;
 }
 
 static void *pin_thread_main(void *arg)
@@ -1966,7 +1979,10 @@ static void *pin_thread_main(void *arg)
 
 	for (op = 0; op < PIN_OPS; op++) {
 		s = below(&t->seed, PIN_SLICES);
-		flip_slice(t, s);
+		if (t->unpinned[s])
+			pin_slice(t, s);
+		else
+			unpin_slice(t, s);
 		status = pin_pages(t->fd, ASHMEM_GET_PIN_STATUS, slice_page(t, s), PIN_SLICE);
 		want = t->unpinned[s] ? ASHMEM_IS_UNPINNED : ASHMEM_IS_PINNED;
 		if (status != want)
