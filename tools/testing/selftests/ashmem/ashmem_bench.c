@@ -702,17 +702,17 @@ static double open_close(struct side *s, long iters)
 }
 
 /*
- * Where a lifecycle spends its time, step by step: a quarter of the mean
- * over @iters areas added to @us, stamped with the clock between the steps.
+ * Where a lifecycle spends its time, step by step: @iters lifecycles with
+ * the clock stamped between the steps, each step's time added to @ns.
  */
 enum {
 	STEP_CREATE, STEP_SIZE, STEP_MMAP, STEP_TOUCH, STEP_MUNMAP, STEP_CLOSE,
 	NSTEPS
 };
 
-static void lifecycle_steps(bool ashmem, long iters, double *us)
+static void lifecycle_steps(bool ashmem, long iters, double *ns)
 {
-	uint64_t t[NSTEPS + 1], sum[NSTEPS] = { 0 };
+	uint64_t t[NSTEPS + 1];
 	long i;
 	int k;
 
@@ -736,10 +736,8 @@ static void lifecycle_steps(bool ashmem, long iters, double *us)
 		close(fd);
 		t[6] = now_ns();
 		for (k = 0; k < NSTEPS; k++)
-			sum[k] += t[k + 1] - t[k];
+			ns[k] += t[k + 1] - t[k];
 	}
-	for (k = 0; k < NSTEPS; k++)
-		us[k] += sum[k] / 1e3 / iters / 4;
 }
 
 static void print_lifecycle_steps(long iters)
@@ -749,16 +747,19 @@ static void print_lifecycle_steps(long iters)
 		"munmap", "close",
 	};
 	double a[NSTEPS] = { 0 }, m[NSTEPS] = { 0 }, ta = 0, tm = 0;
+	long n = (iters / 4 + 1) * 4;
 	int k, round;
 
 	/* Four alternating rounds, so drift hits both alike. */
 	for (round = 0; round < 4; round++) {
-		lifecycle_steps(true, iters / 4 + 1, a);
-		lifecycle_steps(false, iters / 4 + 1, m);
+		lifecycle_steps(true, n / 4, a);
+		lifecycle_steps(false, n / 4, m);
 	}
 	printf("    step by step (%s, mean of %ld areas each):\n",
-	       insn ? "kinsn" : "us", (iters / 4 + 1) * 4);
+	       insn ? "kinsn" : "us", n);
 	for (k = 0; k < NSTEPS; k++) {
+		a[k] /= 1e3 * n;
+		m[k] /= 1e3 * n;
 		printf("      %-20s ashmem %8.2f   memfd %8.2f\n", step[k],
 		       a[k], m[k]);
 		ta += a[k];
