@@ -62,7 +62,12 @@
 #define CANARY		0x5a	/* after the name GET_NAME must write */
 
 /* kinds[]: the operations, then each ashmem ioctl by its number. */
-#define NR_OPS		17
+enum op {
+	OP_OPEN, OP_CLOSE, OP_DUP, OP_PASS_FD, OP_ASHMEM_IOCTL, OP_RANDOM_IOCTL,
+	OP_MMAP, OP_MUNMAP, OP_MPROTECT, OP_TOUCH, OP_READ, OP_LSEEK,
+	OP_MADVISE, OP_REMAP, OP_FORK, OP_PURGE, OP_FDINFO, NR_OPS
+};
+
 #define NR_IOCTLS	11
 #define NR_KINDS	(NR_OPS + NR_IOCTLS)
 #define IOCTL_KIND(cmd)	(NR_OPS + _IOC_NR(cmd) - 1)
@@ -250,19 +255,26 @@ static uint64_t runs_pages(const struct area *a)
 	return n;
 }
 
-/*
- * PIN or UNPIN of pages [@first, @last]: runs it covers lose those pages;
- * an unpinned range takes in the runs it touches.
- */
-static void runs_update(struct area *a, uint64_t first, uint64_t last, bool unpin)
+/* The model's runs become @runs, or it loses track of them. */
+static void runs_set(struct area *a, const struct run *runs, unsigned int n)
+{
+	if (n > MAX_RUNS) {
+		a->runs_lost = true;
+		return;
+	}
+	memcpy(a->runs, runs, n * sizeof(*runs));
+	a->nr_runs = n;
+}
+
+/* PIN of pages [@first, @last]: the runs it covers lose those pages. */
+static void runs_pin(struct area *a, uint64_t first, uint64_t last)
 {
 	struct run out[MAX_RUNS + 1];
 	unsigned int i, n = 0;
-	bool placed = !unpin;
 
 	if (a->runs_lost) {
 		/* All pinned again: the model knows the pin state again. */
-		if (!unpin && first == 0 && last == area_pages(a) - 1) {
+		if (first == 0 && last == area_pages(a) - 1) {
 			a->runs_lost = false;
 			a->nr_runs = 0;
 		}
@@ -271,29 +283,45 @@ static void runs_update(struct area *a, uint64_t first, uint64_t last, bool unpi
 	for (i = 0; i < a->nr_runs; i++) {
 		struct run r = a->runs[i];
 
-		if (r.last + unpin < first || r.first > last + unpin) {
-			if (!placed && r.first > last) {
-				out[n++] = (struct run){ first, last };
-				placed = true;
-			}
+		if (r.last < first || r.first > last) {
 			out[n++] = r;
-		} else if (unpin) {
+			continue;
+		}
+		if (r.first < first)
+			out[n++] = (struct run){ r.first, first - 1 };
+		if (r.last > last)
+			out[n++] = (struct run){ last + 1, r.last };
+	}
+	runs_set(a, out, n);
+}
+
+/* UNPIN of pages [@first, @last]: one run with every run it touches. */
+static void runs_unpin(struct area *a, uint64_t first, uint64_t last)
+{
+	struct run out[MAX_RUNS + 1];
+	unsigned int i, n = 0;
+	bool placed = false;
+
+	if (a->runs_lost)
+		return;
+	for (i = 0; i < a->nr_runs; i++) {
+		struct run r = a->runs[i];
+
+		if (r.last + 1 < first) {
+			out[n++] = r;
+		} else if (r.first > last + 1) {
+			if (!placed)
+				out[n++] = (struct run){ first, last };
+			placed = true;
+			out[n++] = r;
+		} else {
 			first = r.first < first ? r.first : first;
 			last = r.last > last ? r.last : last;
-		} else {
-			if (r.first < first)
-				out[n++] = (struct run){ r.first, first - 1 };
-			if (r.last > last)
-				out[n++] = (struct run){ last + 1, r.last };
 		}
 	}
 	if (!placed)
 		out[n++] = (struct run){ first, last };
-	a->runs_lost = n > MAX_RUNS;
-	if (a->runs_lost)
-		return;
-	memcpy(a->runs, out, n * sizeof(*out));
-	a->nr_runs = n;
+	runs_set(a, out, n);
 }
 
 /*
@@ -739,7 +767,8 @@ static bool ioctl_set_prot_mask(struct worker *w, int fd, struct area *a,
 /* PIN, UNPIN and GET_PIN_STATUS. */
 static bool ioctl_pin(struct worker *w, int fd, struct area *a, unsigned long cmd)
 {
-	const char *what = kinds[IOCTL_KIND(cmd)].name + 2;
+	const char *what = cmd == ASHMEM_PIN ? "PIN" : cmd == ASHMEM_UNPIN ?
+			   "UNPIN" : "GET_PIN_STATUS";
 	uint64_t first = 0, last = 0, pages = area_pages(a);
 	struct ashmem_pin pin = {};
 	long long res, want;
@@ -802,7 +831,10 @@ static bool ioctl_pin(struct worker *w, int fd, struct area *a, unsigned long cm
 			   any ? "" : ", all pinned")) {
 		return false;	/* only a page unpinned may have been purged */
 	}
-	runs_update(a, first, last, cmd == ASHMEM_UNPIN);
+	if (cmd == ASHMEM_UNPIN)
+		runs_unpin(a, first, last);
+	else
+		runs_pin(a, first, last);
 	return chance(w, 75) || check_fdinfo(w, fd, a);
 }
 
@@ -1266,6 +1298,15 @@ static bool op_read(struct worker *w)
 	return res >= 0;
 }
 
+/* Where SEEK_SET, SEEK_CUR or SEEK_END must land: a position in 64 bits. */
+static long long seek_to(const struct area *a, int64_t off, int whence)
+{
+	uint64_t base = whence == SEEK_SET ? 0 : whence == SEEK_CUR ? a->pos : a->size;
+	int64_t pos = (int64_t)(base + (uint64_t)off);
+
+	return pos < 0 ? -EINVAL : pos;
+}
+
 /*
  * lseek(2) fails with EINVAL on an empty area and with EBADF before the
  * first mmap(); then it seeks in 64 bits.  SEEK_DATA and SEEK_HOLE find the
@@ -1291,10 +1332,7 @@ static bool op_lseek(struct worker *w)
 	} else if (!a->mapped) {
 		want = a->size ? -EBADF : -EINVAL;
 	} else if (whence <= SEEK_END) {
-		/* A position in 64 bits, from the start, here or the end. */
-		want = (int64_t)((whence == SEEK_SET ? 0 : whence == SEEK_CUR ?
-				  a->pos : a->size) + (uint64_t)off);
-		want = want < 0 ? -EINVAL : want;
+		want = seek_to(a, off, whence);
 	} else if (off < 0 || (uint64_t)off >= a->size) {
 		want = -ENXIO;
 	} else if (res == -ENXIO && whence == SEEK_DATA) {
@@ -1408,23 +1446,23 @@ static bool op_fdinfo(struct worker *w)
 	[IOCTL_KIND(ASHMEM_##nr)] = { "  " #nr, 0, rate, NULL, ASHMEM_##nr, fn }
 
 static const struct kind kinds[NR_KINDS] = {
-	{ "open", 6, 7, op_open },
-	{ "close", 3, 3, op_close },
-	{ "dup", 1, 0.3, op_dup },
-	{ "pass_fd", 1, 0.3, op_pass_fd },
-	{ "ashmem_ioctl", 30, 15, op_ashmem_ioctl },
-	{ "random_ioctl", 12, 0, op_random_ioctl },
-	{ "mmap", 10, 3, op_mmap },
-	{ "munmap", 5, 2.5, op_munmap },
-	{ "mprotect", 3, 1.5, op_mprotect },
-	{ "touch", 8, 4, op_touch },
-	{ "read", 6, 2, op_read },
-	{ "lseek", 4, 0.5, op_lseek },
-	{ "madvise", 3, 1, op_madvise },
-	{ "remap_file_pages", 1, 0, op_remap },
-	{ "fork", 1, 1, op_fork },
-	{ "purge_all", 1, 1, op_purge },
-	{ "fdinfo", 4, 4, op_fdinfo },
+	[OP_OPEN] = { "open", 6, 7, op_open },
+	[OP_CLOSE] = { "close", 3, 3, op_close },
+	[OP_DUP] = { "dup", 1, 0.3, op_dup },
+	[OP_PASS_FD] = { "pass_fd", 1, 0.3, op_pass_fd },
+	[OP_ASHMEM_IOCTL] = { "ashmem_ioctl", 30, 15, op_ashmem_ioctl },
+	[OP_RANDOM_IOCTL] = { "random_ioctl", 12, 0, op_random_ioctl },
+	[OP_MMAP] = { "mmap", 10, 3, op_mmap },
+	[OP_MUNMAP] = { "munmap", 5, 2.5, op_munmap },
+	[OP_MPROTECT] = { "mprotect", 3, 1.5, op_mprotect },
+	[OP_TOUCH] = { "touch", 8, 4, op_touch },
+	[OP_READ] = { "read", 6, 2, op_read },
+	[OP_LSEEK] = { "lseek", 4, 0.5, op_lseek },
+	[OP_MADVISE] = { "madvise", 3, 1, op_madvise },
+	[OP_REMAP] = { "remap_file_pages", 1, 0, op_remap },
+	[OP_FORK] = { "fork", 1, 1, op_fork },
+	[OP_PURGE] = { "purge_all", 1, 1, op_purge },
+	[OP_FDINFO] = { "fdinfo", 4, 4, op_fdinfo },
 	IOCTL(SET_NAME, 1.5, ioctl_set_name),
 	IOCTL(GET_NAME, 1.5, ioctl_get_name),
 	IOCTL(SET_SIZE, 2.5, ioctl_set_rnd_size),
