@@ -116,7 +116,7 @@ struct side {
 struct row {
 	char id[8];
 	char name[48];
-	const struct side *a, *b;
+	char a_unit[24], b_unit[24];
 	struct stats a_st, b_st, r_st;
 	char goal[16];
 	const char *met;
@@ -156,16 +156,14 @@ static void calibrate(struct side *s)
 
 /*
  * With --insn a nanosecond of the guest's clock is one instruction: name
- * the units for what they count.  Returns one of a few rotating buffers.
+ * the units for what they count, in a buffer the next call overwrites.
  */
 static const char *unit_of(const struct side *s)
 {
 	static const char *const map[][2] = {
 		{ "us/", "kinsn/" }, { "ms/", "Minsn/" }, { "/s", "/Ginsn" },
 	};
-	static char buf[4][24];
-	static int next;
-	char *out = buf[next++ % 4];
+	static char out[24];
 	const char *at;
 	size_t i;
 
@@ -175,7 +173,7 @@ static const char *unit_of(const struct side *s)
 		at = strstr(s->unit, map[i][0]);
 		if (!at)
 			continue;
-		snprintf(out, sizeof(buf[0]), "%.*s%s%s",
+		snprintf(out, sizeof(out), "%.*s%s%s",
 			 (int)(at - s->unit), s->unit, map[i][1],
 			 at + strlen(map[i][0]));
 		return out;
@@ -241,8 +239,8 @@ static void report(const char *id, const char *name, const struct side *a,
 	row = &rows[nrows++];
 	snprintf(row->id, sizeof(row->id), "%s", id);
 	snprintf(row->name, sizeof(row->name), "%s", name);
-	row->a = a;
-	row->b = b;
+	snprintf(row->a_unit, sizeof(row->a_unit), "%s", unit_of(a));
+	snprintf(row->b_unit, sizeof(row->b_unit), "%s", unit_of(b));
 	row->a_st = stats_of(a->v, reps);
 	row->b_st = stats_of(b->v, reps);
 	row->r_st = stats_of(r, reps);
@@ -268,9 +266,9 @@ static void report(const char *id, const char *name, const struct side *a,
 }
 
 static void format_stats(char *buf, size_t len, const struct stats *st,
-			 const struct side *s)
+			 const char *unit)
 {
-	snprintf(buf, len, "%.4g %s [%.4g-%.4g]", st->med, unit_of(s), st->min,
+	snprintf(buf, len, "%.4g %s [%.4g-%.4g]", st->med, unit, st->min,
 		 st->max);
 }
 
@@ -285,8 +283,8 @@ static void print_table(void)
 		struct row *r = &rows[i];
 		char a[64], b[64], q[48];
 
-		format_stats(a, sizeof(a), &r->a_st, r->a);
-		format_stats(b, sizeof(b), &r->b_st, r->b);
+		format_stats(a, sizeof(a), &r->a_st, r->a_unit);
+		format_stats(b, sizeof(b), &r->b_st, r->b_unit);
 		snprintf(q, sizeof(q), "%.3f [%.3f-%.3f]", r->r_st.med,
 			 r->r_st.min, r->r_st.max);
 		printf("%-4s %-34s %-30s %-30s %-24s %-9s %s\n", r->id,
@@ -471,11 +469,9 @@ static void measure_ranges(bool merge)
 	static const unsigned long all_ns[2][3] = {
 		{ 1, 100, 10000 }, { 2, 100, 10000 },
 	};
-	static struct side all_sides[2][3];
-	static struct ioctls all_io[2][3];
 	const unsigned long *ns = all_ns[merge];
-	struct side *sides = all_sides[merge];
-	struct ioctls *io = all_io[merge];
+	struct side sides[3];
+	struct ioctls io[3];
 	const char *what = merge ? "merge/split" : "range scaling";
 	char labels[3][32], name[48];
 	unsigned long target;
@@ -606,8 +602,8 @@ static void measure_parallel(void)
 	};
 	enum { N = ARRAY_SIZE(def) };
 	static const unsigned long page[2] = { 17, 49 };
-	static struct side sides[N];
-	static struct team teams[N];
+	struct side sides[N];
+	struct team teams[N];
 	long iters = 0;
 	int fd[2], i, t;
 
@@ -770,8 +766,8 @@ static void print_lifecycle_steps(long iters)
 
 static void measure_lifecycle(void)
 {
-	static int memfd;	/* a ctx that is not NULL */
-	static struct side sides[4];
+	int memfd;		/* a ctx that is not NULL */
+	struct side sides[4];
 
 	printf("\n[3] area lifecycle: create + size + mmap(MAP_SHARED, 64 KiB) +\n"
 	       "    touch 1 page + munmap + close; for reference, create + close alone\n");
@@ -792,8 +788,8 @@ static void measure_lifecycle(void)
  */
 static void measure_floor(void)
 {
-	static struct ioctls io[4];
-	static struct side sides[4];
+	struct ioctls io[4];
+	struct side sides[4];
 	int fd = area_ready(16);
 
 	printf("\n[4] ioctl floor: UNPIN+PIN of one page (of 16, all pinned) vs one GET_SIZE;\n"
@@ -906,19 +902,17 @@ static double purge_memfd(struct side *s, long iters)
 
 static void measure_purge(unsigned long stride, const char *id)
 {
-	static struct purge pgs[2];
-	static struct side sides[2][2];
-	struct purge *pg = &pgs[stride == 2];
-	struct side *sd = sides[stride == 2];
+	struct purge pg;
+	struct side sd[2];
 	char label[48], name[48];
 
-	pg->size = (quick ? 8 : 32) << 20;
-	pg->stride = stride;
-	pg->pages = pg->size / page_size / stride * (stride - 1);
+	pg.size = (quick ? 8 : 32) << 20;
+	pg.stride = stride;
+	pg.pages = pg.size / page_size / stride * (stride - 1);
 	printf("\n[%s] purge throughput: %zu MiB mapped shared and populated, %lu ranges of %lu\n"
 	       "    unpinned page(s) with 1 pinned page between them; %lu pages freed per sample\n",
-	       id, pg->size >> 20, pg->size / page_size / stride, stride - 1,
-	       pg->pages);
+	       id, pg.size >> 20, pg.size / page_size / stride, stride - 1,
+	       pg.pages);
 	if (purge_fd < 0)
 		purge_fd = area_open(page_size);
 	if (ioctl(purge_fd, ASHMEM_PURGE_ALL_CACHES) < 0) {
@@ -928,11 +922,11 @@ static void measure_purge(unsigned long stride, const char *id)
 		return;
 	}
 	snprintf(label, sizeof(label), "memfd: %lu fallocate(PUNCH)",
-		 pg->size / page_size / stride);
+		 pg.size / page_size / stride);
 	sd[0] = (struct side){ .label = "ashmem: 1 PURGE_ALL_CACHES",
-			       .unit = "kpage/s", .run = purge_ashmem, .ctx = pg,
+			       .unit = "kpage/s", .run = purge_ashmem, .ctx = &pg,
 			       .rate = true, .fixed = true,
-			       .per_op = pg->pages, .div = 1e3 };
+			       .per_op = pg.pages, .div = 1e3 };
 	sd[1] = sd[0];
 	sd[1].label = label;
 	sd[1].run = purge_memfd;
@@ -966,8 +960,8 @@ static double faults(struct side *s, long iters)
 
 static void measure_faults(void)
 {
-	static struct side sides[2];
-	static char unit[24];
+	struct side sides[2];
+	char unit[24];
 
 	fault_size = (quick ? 16 : 64) << 20;
 	snprintf(unit, sizeof(unit), "ms/%zuMiB", fault_size >> 20);
