@@ -565,7 +565,8 @@ static long long shrinker_count(void)
 
 /*
  * The shrinker's count was not lowered for every purged range, so it kept
- * reporting freeable pages that no longer existed.
+ * reporting freeable pages that no longer existed.  The count is read from
+ * /sys/kernel/debug/shrinker/ashmem-N/count.
  */
 TEST_F(ashmem_bug, purge_accounting)
 {

@@ -2,9 +2,10 @@
 /*
  * The ABI of /dev/ashmem: every ioctl in every state of an area and open
  * mode, mmap() and the prot mask, read() and lseek(), sharing, pinning and
- * purging.  Output buffers are filled with FILL first, so that a stray
+ * purging.  Every test opens its own area; return values and errno are
+ * checked apart.  Output buffers are filled with FILL first, so that a stray
  * write shows.  Built 64-bit and -m32, where SET_SIZE, SET_PROT_MASK and
- * GET_FILE_ID have compat numbers.
+ * GET_FILE_ID have compat numbers; a few edges exist for one of the two only.
  */
 #define _GNU_SOURCE
 #define _FILE_OFFSET_BITS 64
@@ -1048,9 +1049,9 @@ static char *read_only_area(struct __test_metadata *_metadata, int fd)
 }
 
 /*
- * remap_file_pages() maps the vma's file again with MAP_FIXED: with a plain
- * shmem file, a mapping the mask forbids.  A failure leaves a hole there,
- * so look before touching.
+ * remap_file_pages() maps the vma's file again, with the vma's protection
+ * and MAP_FIXED: with a plain shmem file, a mapping the mask forbids.  A
+ * failure leaves a hole there, so look before touching.
  */
 TEST_F(ashmem, remap_file_pages_cannot_widen)
 {
@@ -1694,8 +1695,9 @@ TEST_F(ashmem, lseek_data_and_hole)
 }
 
 /*
- * A 3 GiB area in a 512 MiB guest, MAP_NORESERVE: few pages are touched,
- * and a 32-bit process maps windows.
+ * A 3 GiB area in a 512 MiB guest: few pages are touched, and the first
+ * mmap() creates the backing file unaccounted (MAP_NORESERVE).  A 32-bit
+ * process maps windows.
  * Android's llseek once returned the offset through an int.
  */
 TEST_F_TIMEOUT(ashmem, offsets_past_2gib, 120)
