@@ -14,6 +14,13 @@ RES    := $(B)/results
 JOBS   ?= $(shell nproc)
 export JOBS
 
+# ccache hits across clones: paths under the clone are hashed as relative
+# paths, and the object directory is left out of the hash of objects with
+# debug information, so a fresh clone in another folder reuses what an
+# earlier build compiled.
+export CCACHE_BASEDIR := $(CURDIR)
+export CCACHE_NOHASHDIR := 1
+
 # Kernel lanes: KERNEL=NAME builds in build/NAME from the selftests' config
 # files, then FRAGMENTS_NAME, merged on top of tinyconfig: a lane's fragment
 # can override what the tests ask for (the debug lane builds ashmem as a
