@@ -69,17 +69,23 @@ static inline void ashmem_compat_shmem_set_file(struct vm_area_struct *vma,
  * memcg_list_lru_alloc(): the slab hooks allocate the list of the cgroup an
  * accounted allocation is charged to when the allocation names the list_lru,
  * so allocate an object with kmem_cache_alloc_lru() in @memcg's charging
- * scope and free it.  Costs an allocation and a charge of its few bytes per
- * backing file; does nothing for the root cgroup or with kmem accounting
- * off, where ashmem_lru has no list to allocate.
+ * scope and free it.  Costs an allocation and a charge of its few bytes the
+ * first time a cgroup's pages are unpinned; does nothing once the list is
+ * there, for the root cgroup, or with kmem accounting off, where ashmem_lru
+ * has no list to allocate.
  */
 static inline int ashmem_compat_memcg_list_lru_alloc(struct mem_cgroup *memcg,
 						     struct list_lru *lru,
 						     gfp_t gfp)
 {
 	struct kmem_cache *cache = kmalloc_caches[KMALLOC_CGROUP][kmalloc_index(8)];
+	int idx = READ_ONCE(memcg->kmemcg_id);
 	struct mem_cgroup *old;
 	void *obj;
+
+	/* As memcg_list_lru_allocated() tells. */
+	if (!lru->memcg_aware || idx < 0 || xa_load(&lru->xa, idx))
+		return 0;
 
 	old = set_active_memcg(memcg);
 	obj = kmem_cache_alloc_lru(cache, lru, gfp | __GFP_ACCOUNT);

@@ -35,6 +35,7 @@
 #include <linux/swap.h>
 #include <linux/uaccess.h>
 #include <linux/wait_bit.h>
+#include <linux/workqueue.h>
 
 #define CREATE_TRACE_POINTS
 #include <trace/events/ashmem.h>
@@ -54,13 +55,10 @@
  * @prot_mask: PROT_* bits mappings may use
  * @unpinned_pages: pages unpinned and still resident, on the LRU
  * @purged_pages: pages unpinned and purged
- * @spare: a free range, kept for the next unpin or split
- * @memcg: the memory cgroup whose reclaim purges the area's ranges, taken
- *	with @file (see ashmem_memcg())
+ * @spares: free ranges, reserved for the next pin, unpin or split
+ * @nr_spares: the ranges on @spares
  * @listed: a range of the area has been on the LRU, so reclaim may have
  *	reached the area through it
- * @allocator: the task allocating with @lock held, if any; reclaim that
- *	task enters must not wait for the area
  * @name: "dev/ashmem/" followed by the name userspace gave
  * @rcu: reclaim may still be inside mutex_unlock(@lock) when a @listed
  *	area is released, so such an area is freed after a grace period
@@ -73,10 +71,9 @@ struct ashmem_area {
 	unsigned long prot_mask;
 	unsigned long unpinned_pages;
 	unsigned long purged_pages;
-	struct ashmem_range *spare;
-	struct mem_cgroup *memcg;
+	struct list_head spares;
+	unsigned int nr_spares;
 	bool listed;
-	struct task_struct *allocator;
 	char name[ASHMEM_FULL_NAME_LEN];
 	struct rcu_head rcu;
 };
@@ -84,10 +81,13 @@ struct ashmem_area {
 /**
  * struct ashmem_range - pages [@first, @last] of an area, unpinned
  * @node: in @asma->ranges; @asma->lock
- * @lru: in ashmem_lru while resident; the list_lru lock
+ * @lru: in ashmem_lru while resident, or in @asma->spares while free; the
+ *	list_lru lock, @asma->lock
  * @asma: the area, which outlives the range
  * @first: first page; @asma->lock
  * @last: last page, inclusive; @asma->lock
+ * @memcg: while resident, the memory cgroup whose list @lru is on, with a
+ *	reference held (see struct ashmem_key); @asma->lock
  * @nid: the node whose list @lru is on; @asma->lock
  * @purged: the pages were purged since they were unpinned; @asma->lock
  */
@@ -97,8 +97,27 @@ struct ashmem_range {
 	struct ashmem_area *asma;
 	pgoff_t first;
 	pgoff_t last;
+	struct mem_cgroup *memcg;
 	int nid;
 	bool purged;
+};
+
+/**
+ * struct ashmem_key - where reclaim looks for pages being unpinned
+ * @memcg: the memory cgroup the pages are charged to, else the unpinning
+ *	task's; a reference is held
+ * @nid: the node of the pages, else the unpinning CPU's
+ *
+ * The kernel charges a page to the cgroup of the task that faulted it in,
+ * which need not be the area's creator (one process creates an area,
+ * another fills it), and a cgroup's reclaim on a node calls the shrinker
+ * with that cgroup and node: an unpin lists each run of resident pages of
+ * one cgroup and node under that key, not under whoever created, mapped or
+ * unpinned the area.
+ */
+struct ashmem_key {
+	struct mem_cgroup *memcg;
+	int nid;
 };
 
 /*
@@ -113,16 +132,21 @@ struct ashmem_range {
  * Reclaim
  *
  * The resident unpinned ranges sit on ashmem_lru, least recently unpinned
- * first, one list per memory cgroup and node.  A range is listed on the
- * node of its first resident page, which is where list_lru tells a cgroup's
- * reclaim on that node to call the shrinker; the shrinker then counts and
- * purges the cgroup's ranges of every node, its own node's first.
+ * first, one list per memory cgroup and node: the cgroup and node of the
+ * range's first resident page when it was unpinned (struct ashmem_key).
+ * There list_lru tells a cgroup's reclaim on that node to call the
+ * shrinker, which counts the ranges of that cgroup and node and purges
+ * the cgroup's ranges, its own node's first.  A range unpinned next to
+ * another with a different key keeps apart from it.
  *
- * ioctls allocate with an area's lock held, so reclaim only ever trylocks
- * an area.  It purges at most ASHMEM_PURGE_BATCH pages, from the front of
- * a range, before it drops the lock again, and it punches them with the
- * lock held, so that a PIN waits for the hole and never pins pages about
- * to be zeroed.  The range stays on its list while its pages are punched,
+ * ioctls never allocate with an area's lock held: what a pin, an unpin
+ * or a split needs is reserved first (ashmem_range_reserve()), so reclaim
+ * that an ioctl's allocation enters finds the area free, and purges it
+ * too.  Reclaim only ever trylocks an area, since a purge holds the lock
+ * while it punches.  It purges at most ASHMEM_PURGE_BATCH pages, from the
+ * front of a range, before it drops the lock again, and it punches them
+ * with the lock held, so that a PIN waits for the hole and never pins
+ * pages about to be zeroed.  The range stays on its list while its pages are punched,
  * and what is left of it keeps its place there: a concurrent count sees
  * the pages being purged, and the next batch is the oldest again.  A
  * reclaimer that finds an area locked leaves the range where it is and,
@@ -130,6 +154,13 @@ struct ashmem_range {
  * is a purge, or an ioctl that holds it for a short while) before it tries
  * again; if it can still purge nothing it returns SHRINK_STOP, so that the
  * work is deferred rather than dropped.
+ *
+ * With kmem accounting off (cgroup.memory=nokmem), list_lru keeps one list
+ * per node for every cgroup.  Then listing a range flags its cgroup and
+ * their ancestors for the shrinker on its node (ashmem_flag_memcgs()), and
+ * a cgroup's reclaim counts and purges, on the node's list, only the
+ * ranges whose pages are charged to it (ashmem_range_of()): slower, but
+ * the same ranges as with a list per cgroup.
  *
  * What a purge frees counts as progress of the reclaim it runs in: the
  * pages on the node being reclaimed and, when a memory cgroup is being
@@ -140,18 +171,22 @@ struct ashmem_range {
  * other tasks take the pages a purge freed before the allocating task gets
  * to them, the page allocator calls the OOM killer.  So ashmem is also an
  * OOM notifier: before the OOM killer picks a victim for the whole
- * machine, it purges the oldest unpinned pages, and the kill is called off
- * if that freed any.
+ * machine, a worker purges the oldest unpinned pages, and the kill is
+ * called off if that freed any.  The notifier runs under oom_lock in a
+ * task that may hold any lock, a backing inode's or a folio's among them,
+ * so it never purges itself: it waits for the worker at most
+ * ASHMEM_OOM_WAIT, and the worker passes over areas whose inode is locked.
  */
 static struct list_lru ashmem_lru;
 static struct shrinker *ashmem_shrinker;
+
+/* Always empty: adding to it flags a cgroup for the shrinker, see below. */
+static struct list_lru ashmem_flags;
+static DEFINE_SPINLOCK(ashmem_flags_lock);
 static struct kmem_cache *ashmem_range_cache __ro_after_init;
 
 /* Batches purged so far: what a reclaimer waiting for a busy area waits on. */
 static atomic_t ashmem_purge_seq = ATOMIC_INIT(0);
-
-/* Resident pages purged so far, by anyone. */
-static atomic_long_t ashmem_freed_pages = ATOMIC_LONG_INIT(0);
 
 /* Pages purged under one hold of an area's lock. */
 #define ASHMEM_PURGE_BATCH	(SZ_512K / PAGE_SIZE)
@@ -200,42 +235,134 @@ static void ashmem_range_account(struct ashmem_range *range, long pages)
 		asma->unpinned_pages += pages;
 }
 
-/*
- * The cgroup whose LRU list holds the area's resident ranges: the one the
- * area was first mapped from, or once that is removed its nearest online
- * ancestor, to which list_lru has moved the ranges.
- */
-static struct mem_cgroup *ashmem_memcg(struct ashmem_area *asma)
+static struct mem_cgroup *ashmem_memcg_get(struct mem_cgroup *memcg)
 {
-	struct mem_cgroup *memcg = asma->memcg;
-
-	while (memcg && !mem_cgroup_online(memcg))
-		memcg = parent_mem_cgroup(memcg);
+#ifdef CONFIG_MEMCG
+	if (memcg)
+		css_get(&memcg->css);
+#endif
 	return memcg;
 }
 
 /*
- * The node of the first resident page of [@first, @last], or this CPU's if
- * none is.  Only a placement hint: the page may be on its way out.
+ * @memcg, or once it is removed its nearest online ancestor, where list_lru
+ * has moved its lists and whose reclaim reaches its pages; the caller's
+ * reference moves along.
  */
-static int ashmem_range_nid(struct ashmem_area *asma, pgoff_t first,
-			    pgoff_t last)
+static struct mem_cgroup *ashmem_memcg_online(struct mem_cgroup *memcg)
+{
+	struct mem_cgroup *parent;
+
+	while (memcg && !mem_cgroup_online(memcg)) {
+		parent = parent_mem_cgroup(memcg);
+		if (!parent)
+			break;
+		ashmem_memcg_get(parent);
+		mem_cgroup_put(memcg);
+		memcg = parent;
+	}
+	return memcg;
+}
+
+/*
+ * The key of the first resident page of [@first, @last] of the area, for
+ * an unpin (see struct ashmem_key), and in @end the last page of the run
+ * that shares it: the page before the next resident page with another
+ * key, or @last.  The key's cgroup gets its list on ashmem_lru here,
+ * before the area is locked.  Only a placement hint: a page may be on its
+ * way out, or move later.
+ */
+static int ashmem_key_get(struct ashmem_area *asma, pgoff_t first,
+			  pgoff_t last, struct ashmem_key *key, pgoff_t *end)
 {
 	XA_STATE(xas, &asma->file->f_mapping->i_pages, first);
-	int nid = numa_mem_id();
+	struct mem_cgroup *memcg;
 	struct folio *folio;
+	bool found = false;
+	int ret;
 
-	if (nr_node_ids == 1)
-		return nid;
+	key->memcg = NULL;
+	key->nid = numa_mem_id();
+	*end = last;
 	rcu_read_lock();
 	xas_for_each(&xas, folio, last) {
 		if (xas_retry(&xas, folio) || xa_is_value(folio))
 			continue;
-		nid = folio_nid(folio);
-		break;
+		memcg = folio_memcg(folio);
+		if (!found) {
+			found = true;
+			key->memcg = memcg;
+			key->nid = folio_nid(folio);
+		} else if (memcg != key->memcg ||
+			   folio_nid(folio) != key->nid) {
+			*end = xas.xa_index - 1;
+			break;
+		}
 	}
+	if (key->memcg && !mem_cgroup_tryget(key->memcg))
+		key->memcg = NULL;
 	rcu_read_unlock();
-	return nid;
+	if (!key->memcg)
+		key->memcg = get_mem_cgroup_from_mm(current->mm);
+	key->memcg = ashmem_memcg_online(key->memcg);
+
+	if (IS_ENABLED(CONFIG_MEMCG) && key->memcg) {
+		ret = memcg_list_lru_alloc(key->memcg, &ashmem_lru, GFP_KERNEL);
+		if (ret) {
+			mem_cgroup_put(key->memcg);
+			return ret;
+		}
+	}
+	return 0;
+}
+
+static void ashmem_key_put(struct ashmem_key *key)
+{
+	mem_cgroup_put(key->memcg);
+}
+
+/* ashmem_lru has one list per node for all cgroups: kmem accounting is off. */
+static bool ashmem_lru_shared(void)
+{
+#ifdef CONFIG_MEMCG
+	return !ashmem_lru.memcg_aware && !mem_cgroup_disabled();
+#else
+	return false;
+#endif
+}
+
+/*
+ * Whether @range is @memcg's to purge: its pages are charged to @memcg,
+ * or to a removed cgroup whose nearest online ancestor is @memcg.
+ */
+static bool ashmem_range_of(const struct ashmem_range *range,
+			    struct mem_cgroup *memcg)
+{
+	struct mem_cgroup *owner = range->memcg;
+
+	while (owner && !mem_cgroup_online(owner) && parent_mem_cgroup(owner))
+		owner = parent_mem_cgroup(owner);
+	return owner == memcg;
+}
+
+/*
+ * With ashmem_lru shared, flag @memcg and its ancestors on node @nid, so
+ * that their reclaim calls the shrinker there, the ancestors' for the day
+ * @memcg is removed.  list_lru_add() flags the cgroup it is given when a
+ * list gets its first item, and the lists of ashmem_flags are always
+ * empty: the lock keeps them so between an add and its del.
+ */
+static void ashmem_flag_memcgs(struct mem_cgroup *memcg, int nid)
+{
+	struct list_head item;
+
+	spin_lock(&ashmem_flags_lock);
+	for (; memcg; memcg = parent_mem_cgroup(memcg)) {
+		INIT_LIST_HEAD(&item);
+		list_lru_add(&ashmem_flags, &item, nid, memcg);
+		list_lru_del(&ashmem_flags, &item, nid, memcg);
+	}
+	spin_unlock(&ashmem_flags_lock);
 }
 
 static bool ashmem_range_less(struct rb_node *a, const struct rb_node *b)
@@ -275,25 +402,29 @@ static struct ashmem_range *ashmem_range_prev(struct ashmem_range *range)
 	return node ? rb_entry(node, struct ashmem_range, node) : NULL;
 }
 
-/* The area's spare range, or a new one. */
-static struct ashmem_range *ashmem_range_alloc(struct ashmem_area *asma,
-					       gfp_t gfp)
+static struct ashmem_range *ashmem_range_new(struct ashmem_area *asma,
+					     gfp_t gfp)
 {
-	struct ashmem_range *range = asma->spare;
+	struct ashmem_range *range = kmem_cache_zalloc(ashmem_range_cache, gfp);
 
-	lockdep_assert_held(&asma->lock);
-	if (range) {
-		asma->spare = NULL;
-		return range;
-	}
-
-	if (gfpflags_allow_blocking(gfp))
-		WRITE_ONCE(asma->allocator, current);
-	range = kmem_cache_zalloc(ashmem_range_cache, gfp);
-	WRITE_ONCE(asma->allocator, NULL);
 	if (range) {
 		INIT_LIST_HEAD(&range->lru);
 		range->asma = asma;
+	}
+	return range;
+}
+
+/* A reserved range, or NULL if none is left. */
+static struct ashmem_range *ashmem_range_take(struct ashmem_area *asma)
+{
+	struct ashmem_range *range;
+
+	lockdep_assert_held(&asma->lock);
+	range = list_first_entry_or_null(&asma->spares, struct ashmem_range,
+					 lru);
+	if (range) {
+		list_del_init(&range->lru);
+		asma->nr_spares--;
 	}
 	return range;
 }
@@ -304,37 +435,80 @@ static void ashmem_range_free(struct ashmem_range *range)
 	struct ashmem_area *asma = range->asma;
 
 	lockdep_assert_held(&asma->lock);
-	if (asma->spare) {
+	if (asma->nr_spares) {
 		kmem_cache_free(ashmem_range_cache, range);
 		return;
 	}
-	INIT_LIST_HEAD(&range->lru);
-	asma->spare = range;
+	list_add(&range->lru, &asma->spares);
+	asma->nr_spares++;
 }
 
+/*
+ * Have at least @nr ranges reserved in the area, allocating them with the
+ * area unlocked.  The caller then locks the area and finds them there, or
+ * finds that it needs more and calls again.
+ */
+static int ashmem_range_reserve(struct ashmem_area *asma, unsigned int nr)
+{
+	struct ashmem_range *range;
+	LIST_HEAD(reserved);
+	unsigned int have;
+
+	for (have = READ_ONCE(asma->nr_spares); have < nr; have++) {
+		range = ashmem_range_new(asma, GFP_KERNEL_ACCOUNT);
+		if (!range)
+			break;
+		list_add(&range->lru, &reserved);
+	}
+	if (list_empty(&reserved))
+		return have < nr ? -ENOMEM : 0;
+
+	guard(mutex)(&asma->lock);
+	list_for_each_entry(range, &reserved, lru)
+		asma->nr_spares++;
+	list_splice(&reserved, &asma->spares);
+	return have < nr && asma->nr_spares < nr ? -ENOMEM : 0;
+}
+
+/*
+ * Put @range in the tree as [@first, @last]: resident and on the LRU list
+ * of @key, or purged if @key is NULL.
+ */
 static void ashmem_range_insert(struct ashmem_range *range, pgoff_t first,
-				pgoff_t last, bool purged)
+				pgoff_t last, const struct ashmem_key *key)
 {
 	struct ashmem_area *asma = range->asma;
 
 	lockdep_assert_held(&asma->lock);
 	range->first = first;
 	range->last = last;
-	range->purged = purged;
+	range->purged = !key;
 	rb_add(&range->node, &asma->ranges, ashmem_range_less);
 	ashmem_range_account(range, ashmem_range_pages(range));
-	if (!purged) {
-		range->nid = ashmem_range_nid(asma, first, last);
+	if (key) {
+		range->memcg = ashmem_memcg_get(key->memcg);
+		range->nid = key->nid;
 		list_lru_add(&ashmem_lru, &range->lru, range->nid,
-			     ashmem_memcg(asma));
+			     range->memcg);
+		if (ashmem_lru_shared())
+			ashmem_flag_memcgs(range->memcg, range->nid);
 		asma->listed = true;
 	}
 }
 
+/* The key a resident range was listed with. */
+static void ashmem_range_key(const struct ashmem_range *range,
+			     struct ashmem_key *key)
+{
+	key->memcg = range->memcg;
+	key->nid = range->nid;
+}
+
 static void ashmem_range_unlist(struct ashmem_range *range)
 {
-	list_lru_del(&ashmem_lru, &range->lru, range->nid,
-		     ashmem_memcg(range->asma));
+	list_lru_del(&ashmem_lru, &range->lru, range->nid, range->memcg);
+	mem_cgroup_put(range->memcg);
+	range->memcg = NULL;
 }
 
 static void ashmem_range_delete(struct ashmem_range *range)
@@ -358,11 +532,15 @@ static void ashmem_range_resize(struct ashmem_range *range, pgoff_t first,
 	ashmem_range_account(range, ashmem_range_pages(range));
 }
 
-/* Pin [@first, @last]; returns whether any of it was purged, or -ENOMEM. */
+/*
+ * Pin [@first, @last]; returns whether any of it was purged, or -EAGAIN,
+ * with nothing changed, if it splits a range and no range is reserved.
+ */
 static int ashmem_pin_locked(struct ashmem_area *asma, pgoff_t first,
 			     pgoff_t last)
 {
 	struct ashmem_range *range, *next, *tail;
+	struct ashmem_key key;
 	int ret = ASHMEM_NOT_PURGED;
 
 	lockdep_assert_held(&asma->lock);
@@ -375,11 +553,12 @@ static int ashmem_pin_locked(struct ashmem_area *asma, pgoff_t first,
 
 		if (range->first < first && range->last > last) {
 			/* A hole in the middle: this is the only range. */
-			tail = ashmem_range_alloc(asma, GFP_KERNEL_ACCOUNT);
+			tail = ashmem_range_take(asma);
 			if (!tail)
-				return -ENOMEM;
+				return -EAGAIN;
+			ashmem_range_key(range, &key);
 			ashmem_range_insert(tail, last + 1, range->last,
-					    range->purged);
+					    range->purged ? NULL : &key);
 			ashmem_range_resize(range, range->first, first - 1);
 		} else if (range->first < first) {
 			ashmem_range_resize(range, range->first, first - 1);
@@ -392,89 +571,82 @@ static int ashmem_pin_locked(struct ashmem_area *asma, pgoff_t first,
 	return ret;
 }
 
-/* Take a piece from @pieces and make it the resident range [@first, @last]. */
-static void ashmem_unpin_piece(struct list_head *pieces, pgoff_t first,
-			       pgoff_t last)
+/*
+ * A range an unpin with @key goes around rather than merges with: a purged
+ * one, whose pages stay purged, or one listed with another key.
+ */
+static bool ashmem_range_kept(const struct ashmem_range *range,
+			      const struct ashmem_key *key)
 {
-	struct ashmem_range *piece;
-
-	piece = list_first_entry(pieces, struct ashmem_range, lru);
-	list_del_init(&piece->lru);
-	ashmem_range_insert(piece, first, last, false);
+	return range->purged || range->memcg != key->memcg ||
+	       range->nid != key->nid;
 }
 
 /*
- * Unpin [@first, @last].  Purged pages inside stay purged, so the range
- * becomes resident pieces between the purged ranges it covers; resident
- * ranges it overlaps or touches merge into those pieces.  Everything that
- * can fail is allocated first, so an error leaves the area as it was.
+ * Unpin [@first, @last] with @key.  Resident ranges of the same key that
+ * it overlaps or touches merge with it; around the ranges it keeps (see
+ * ashmem_range_kept()) it becomes pieces, one per gap.  Returns -EAGAIN,
+ * with nothing changed, if fewer than the @needed ranges it takes are
+ * reserved.
  */
 static int ashmem_unpin_locked(struct ashmem_area *asma, pgoff_t first,
-			       pgoff_t last)
+			       pgoff_t last, const struct ashmem_key *key,
+			       unsigned int *needed)
 {
 	struct ashmem_range *start, *range, *next;
-	unsigned int needed = 0;
-	LIST_HEAD(pieces);
 	pgoff_t page;
 
 	lockdep_assert_held(&asma->lock);
+	*needed = 1;
 	start = ashmem_range_find(asma, first ? first - 1 : 0);
 	if (!start || start->first > last + 1) {
 		/*
-		 * Nothing to merge with, nothing purged inside: one range.
-		 * The general case below handles this too; this path is the
+		 * Nothing to merge with, nothing inside: one range.  The
+		 * general case below handles this too; this path is the
 		 * common one and saves it a tenth of an UNPIN's instructions.
 		 */
-		range = ashmem_range_alloc(asma, GFP_KERNEL_ACCOUNT);
+		range = ashmem_range_take(asma);
 		if (!range)
-			return -ENOMEM;
-		ashmem_range_insert(range, first, last, false);
+			return -EAGAIN;
+		ashmem_range_insert(range, first, last, key);
 		return 0;
 	}
-	if (!start->purged)
+	if (!ashmem_range_kept(start, key))
 		first = min(first, start->first);
 
-	/* Widen over resident ranges, count the gaps between purged ones. */
+	/* Widen over ranges to merge, count the gaps between kept ones. */
+	*needed = 0;
 	page = first;
 	for (range = start; range && range->first <= last + 1;
 	     range = ashmem_range_next(range)) {
-		if (!range->purged) {
+		if (!ashmem_range_kept(range, key)) {
 			last = max(last, range->last);
 		} else if (range->first <= last) {
 			if (range->first > page)
-				needed++;
+				(*needed)++;
 			page = max(page, range->last + 1);
 		}
 	}
 	if (page <= last)
-		needed++;
-
-	while (needed--) {
-		range = ashmem_range_alloc(asma, GFP_KERNEL_ACCOUNT);
-		if (!range)
-			goto err_free_pieces;
-		list_add(&range->lru, &pieces);
-	}
+		(*needed)++;
+	if (asma->nr_spares < *needed)
+		return -EAGAIN;
 
 	page = first;
 	for (range = start; range && range->first <= last; range = next) {
 		next = ashmem_range_next(range);
-		if (!range->purged) {
+		if (!ashmem_range_kept(range, key)) {
 			ashmem_range_delete(range);
 			continue;
 		}
 		if (range->first > page)
-			ashmem_unpin_piece(&pieces, page, range->first - 1);
+			ashmem_range_insert(ashmem_range_take(asma), page,
+					    range->first - 1, key);
 		page = max(page, range->last + 1);
 	}
 	if (page <= last)
-		ashmem_unpin_piece(&pieces, page, last);
+		ashmem_range_insert(ashmem_range_take(asma), page, last, key);
 	return 0;
-
-err_free_pieces:
-	list_for_each_entry_safe(range, next, &pieces, lru)
-		ashmem_range_free(range);
-	return -ENOMEM;
 }
 
 static int ashmem_get_pin_status_locked(struct ashmem_area *asma,
@@ -493,14 +665,16 @@ static int ashmem_get_pin_status_locked(struct ashmem_area *asma,
  * @target: stop once this many pages are purged
  * @nid: the node being reclaimed, or NUMA_NO_NODE outside reclaim
  * @memcg: the memory cgroup being reclaimed, NULL if none
+ * @nowait: pass over an area whose backing inode is locked
  * @purged: pages purged, resident or not
  * @freed: resident pages freed
- * @busy: ranges skipped because their area's lock was taken
+ * @busy: ranges skipped because their area or inode was locked
  */
 struct ashmem_purge {
 	unsigned long target;
 	int nid;
 	struct mem_cgroup *memcg;
+	bool nowait;
 	unsigned long purged;
 	unsigned long freed;
 	unsigned long busy;
@@ -600,7 +774,6 @@ static unsigned long ashmem_punch(struct ashmem_area *asma, pgoff_t first,
 				 (loff_t)(last - first + 1) << PAGE_SHIFT);
 
 	resident -= min(resident, mapping->nrpages);
-	atomic_long_add(resident, &ashmem_freed_pages);
 	local = min(local, resident);
 	charged = min(charged, local);
 	mm_account_reclaimed_memcg_pages(charged);
@@ -687,7 +860,8 @@ static unsigned long ashmem_purge_batch(struct ashmem_range *range,
 	if (last < range->last &&
 	    (!prev || !prev->purged || prev->last + 1 != first)) {
 		/* In reclaim: no waiting, no charge, reserves allowed. */
-		head = ashmem_range_alloc(asma, GFP_NOWAIT | __GFP_NOWARN);
+		head = ashmem_range_take(asma) ?:
+		       ashmem_range_new(asma, GFP_NOWAIT | __GFP_NOWARN);
 		if (!head)
 			last = range->last;
 	}
@@ -704,7 +878,7 @@ static unsigned long ashmem_purge_batch(struct ashmem_range *range,
 	} else {
 		ashmem_range_resize(range, last + 1, range->last);
 		if (head)
-			ashmem_range_insert(head, first, last, true);
+			ashmem_range_insert(head, first, last, NULL);
 		else
 			ashmem_range_resize(prev, prev->first, last);
 	}
@@ -729,10 +903,18 @@ static enum lru_status ashmem_purge_isolate(struct list_head *item,
 
 	if (purge->purged >= purge->target)
 		return LRU_STOP;
+	/* Read under the lru lock: the range is not freed while listed. */
+	if (purge->memcg && ashmem_lru_shared() &&
+	    !ashmem_range_of(range, purge->memcg))
+		return LRU_SKIP;
 	if (!mutex_trylock(&asma->lock)) {
-		/* Waiting would not help a task that holds the lock itself. */
-		if (READ_ONCE(asma->allocator) != current)
-			purge->busy++;
+		purge->busy++;
+		return LRU_SKIP;
+	}
+	/* The inode's lock holder may be the very task waiting for @purge. */
+	if (purge->nowait && inode_is_locked(file_inode(asma->file))) {
+		mutex_unlock(&asma->lock);
+		purge->busy++;
 		return LRU_SKIP;
 	}
 	spin_unlock(lru_lock);
@@ -807,36 +989,84 @@ static unsigned long ashmem_oom_target(void)
 	return max(SZ_4M / PAGE_SIZE, totalram_pages() / 256);
 }
 
+/* How long the OOM notifier waits for its purge before it lets the kill go on. */
+#define ASHMEM_OOM_WAIT		HZ
+
 /*
- * Context: out_of_memory(), oom_lock held, in the task whose allocation
- * failed; whatever locks it holds, it must not be waited for.  A task in a
- * purge holds a backing inode's lock and allocates with PF_MEMALLOC_NOFS:
- * it is left alone.  Allocations made while purging use the reserves, so
- * they do not come back here.  What reclaimers purged while this one
- * waited for their areas counts too: that memory came back just now.
+ * The OOM purge: a worker on a WQ_MEM_RECLAIM queue, which has a rescuer
+ * thread when no worker can be created.  Purges asked for, purges done,
+ * resident pages freed, as counters the notifier compares.
  */
-static int ashmem_oom_notify(struct notifier_block *nb, unsigned long unused,
-			     void *parm)
+static struct workqueue_struct *ashmem_oom_wq;
+static atomic_t ashmem_oom_asked = ATOMIC_INIT(0);
+static atomic_t ashmem_oom_done = ATOMIC_INIT(0);
+static atomic_long_t ashmem_oom_freed = ATOMIC_LONG_INIT(0);
+static DECLARE_WAIT_QUEUE_HEAD(ashmem_oom_waitq);
+
+/*
+ * Context: workqueue.  Purges ashmem_oom_target() pages of every list,
+ * oldest first, with the reserves: its allocations neither reclaim nor
+ * come back to the OOM killer.
+ */
+static void ashmem_oom_purge(struct work_struct *work)
 {
 	struct ashmem_purge purge = {
 		.target = ashmem_oom_target(),
 		.nid = NUMA_NO_NODE,
+		.nowait = true,
 	};
-	long before = atomic_long_read(&ashmem_freed_pages);
-	unsigned long *freed = parm;
+	int asked = atomic_read(&ashmem_oom_asked);
 	unsigned int noreclaim;
 
-	if (current->flags & PF_MEMALLOC_NOFS)
-		return NOTIFY_DONE;
 	noreclaim = memalloc_noreclaim_save();
 	ashmem_purge(&purge, ashmem_purge_walk_all, ASHMEM_PURGE_TRIES);
 	memalloc_noreclaim_restore(noreclaim);
-	*freed += max(atomic_long_read(&ashmem_freed_pages) - before, 0L);
+	atomic_long_add(purge.freed, &ashmem_oom_freed);
+	atomic_set_release(&ashmem_oom_done, asked);
+	wake_up_all(&ashmem_oom_waitq);
+}
+
+static DECLARE_WORK(ashmem_oom_work, ashmem_oom_purge);
+
+/*
+ * Context: out_of_memory(), oom_lock held, in the task whose allocation
+ * failed; whatever locks it holds, they must not be waited for, so the
+ * worker purges and this waits for it, ASHMEM_OOM_WAIT at most.  What the
+ * worker freed meanwhile, for this call or an earlier one that gave up
+ * waiting, calls the kill off; what other reclaim purged does not count.
+ */
+static int ashmem_oom_notify(struct notifier_block *nb, unsigned long unused,
+			     void *parm)
+{
+	long before = atomic_long_read(&ashmem_oom_freed);
+	unsigned long *freed = parm;
+	int asked;
+
+	if (!list_lru_count(&ashmem_lru))
+		return NOTIFY_DONE;
+	asked = atomic_inc_return(&ashmem_oom_asked);
+	queue_work(ashmem_oom_wq, &ashmem_oom_work);
+	wait_event_timeout(ashmem_oom_waitq,
+			   atomic_read_acquire(&ashmem_oom_done) - asked >= 0,
+			   ASHMEM_OOM_WAIT);
+	*freed += max(atomic_long_read(&ashmem_oom_freed) - before, 0L);
 	return NOTIFY_OK;
 }
 
 static struct notifier_block ashmem_oom_nb = {
 	.notifier_call = ashmem_oom_notify,
+};
+
+/**
+ * struct ashmem_count - a count of the pages on a list
+ * @memcg: with ashmem_lru shared, count only the ranges of this cgroup
+ * @pages: pages counted
+ * @subtree: ranges seen of @memcg or of its descendants
+ */
+struct ashmem_count {
+	struct mem_cgroup *memcg;
+	unsigned long pages;
+	unsigned long subtree;
 };
 
 static enum lru_status ashmem_sum_range_pages(struct list_head *item,
@@ -847,10 +1077,19 @@ static enum lru_status ashmem_sum_range_pages(struct list_head *item,
 						  lru);
 	/* Without the area's lock: a range being resized may read torn. */
 	pgoff_t first = data_race(range->first), last = data_race(range->last);
-	unsigned long *pages = arg;
+	struct ashmem_count *count = arg;
 
+#ifdef CONFIG_MEMCG
+	if (count->memcg) {
+		if (!mem_cgroup_is_descendant(range->memcg, count->memcg))
+			return LRU_SKIP;
+		count->subtree++;
+		if (!ashmem_range_of(range, count->memcg))
+			return LRU_SKIP;
+	}
+#endif
 	if (last >= first)
-		*pages += last - first + 1;
+		count->pages += last - first + 1;
 	return LRU_SKIP;
 }
 
@@ -868,31 +1107,34 @@ static unsigned long ashmem_memcg_ino(struct mem_cgroup *memcg)
 #define ASHMEM_COUNT_RANGES	1024
 
 /*
- * The pages on the lists of sc->memcg, all nodes.  list_lru counts ranges,
- * which vary in size, so the count sums them; on a very long list it sums
- * the oldest ASHMEM_COUNT_RANGES and extrapolates.  A range being purged is
- * still on its list, so its pages still count.
+ * The pages on the list of sc->memcg and sc->nid: reclaim asks each node
+ * for its own, so that k nodes do not see k times the pages.  list_lru
+ * counts ranges, which vary in size, so the count sums them; on a very
+ * long list it sums the oldest ASHMEM_COUNT_RANGES and extrapolates.  A
+ * range being purged is still on its list, so its pages still count.
  */
 static unsigned long ashmem_shrink_count(struct shrinker *shrinker,
 					 struct shrink_control *sc)
 {
-	unsigned long ranges, walk, pages, total = 0;
-	int nid;
+	struct ashmem_count count = {
+		.memcg = ashmem_lru_shared() ? sc->memcg : NULL,
+	};
+	unsigned long ranges, walk, pages;
 
-	for_each_node(nid) {
-		ranges = list_lru_count_one(&ashmem_lru, nid, sc->memcg);
-		if (!ranges)
-			continue;
-		walk = min(ranges, ASHMEM_COUNT_RANGES);
-		pages = 0;
-		list_lru_walk_one(&ashmem_lru, nid, sc->memcg,
-				  ashmem_sum_range_pages, &pages, &walk);
-		walk = min(ranges, ASHMEM_COUNT_RANGES) - walk;
-		if (walk && walk < ranges)
-			pages = mult_frac(pages, ranges, walk);
-		total += pages;
-	}
-	return total ?: SHRINK_EMPTY;
+	ranges = list_lru_count_one(&ashmem_lru, sc->nid, sc->memcg);
+	if (!ranges)
+		return SHRINK_EMPTY;
+	walk = min(ranges, ASHMEM_COUNT_RANGES);
+	list_lru_walk_one(&ashmem_lru, sc->nid, sc->memcg,
+			  ashmem_sum_range_pages, &count, &walk);
+	walk = min(ranges, ASHMEM_COUNT_RANGES) - walk;
+	pages = count.pages;
+	if (walk && walk < ranges)
+		pages = mult_frac(pages, ranges, walk);
+	/* A shared list: stay flagged while descendants have ranges here. */
+	if (!pages && count.subtree)
+		return 0;
+	return pages ?: SHRINK_EMPTY;
 }
 
 /*
@@ -932,6 +1174,7 @@ static struct ashmem_area *ashmem_area_create(void)
 
 	mutex_init(&asma->lock);
 	asma->ranges = RB_ROOT;
+	INIT_LIST_HEAD(&asma->spares);
 	asma->prot_mask = ASHMEM_PROT_MASK;
 	memcpy(asma->name, ASHMEM_NAME_PREFIX, ASHMEM_NAME_PREFIX_LEN);
 	return asma;
@@ -949,13 +1192,12 @@ static void ashmem_area_destroy(struct ashmem_area *asma)
 		kmem_cache_free(ashmem_range_cache, range);
 	}
 	asma->ranges = RB_ROOT;
-	if (asma->spare)
-		kmem_cache_free(ashmem_range_cache, asma->spare);
+	list_for_each_entry_safe(range, next, &asma->spares, lru)
+		kmem_cache_free(ashmem_range_cache, range);
 	mutex_unlock(&asma->lock);
 
 	if (asma->file)
 		fput(asma->file);
-	mem_cgroup_put(asma->memcg);
 	/*
 	 * Most areas are never unpinned and reclaim never saw them: they need
 	 * no grace period, which makes an area's lifecycle cheaper.
@@ -1110,38 +1352,27 @@ static const struct inode_operations ashmem_backing_iops = {
 
 /*
  * Create the backing file; the area's size and name are final from now.
- * The area joins the memory cgroup of the task mapping it first, which is
- * the one its pages are charged to as that task fills them.
+ * The area has no range yet, so reclaim has no reason to wait for it while
+ * this allocates with its lock held.
  */
 static int ashmem_create_backing(struct ashmem_area *asma,
 				 unsigned long vm_flags)
 {
 	const char *name = ASHMEM_NAME_DEF;
-	struct mem_cgroup *memcg;
 	struct file *backing;
 	struct inode *inode;
-	int ret;
 
 	lockdep_assert_held(&asma->lock);
 	if (asma->name[ASHMEM_NAME_PREFIX_LEN])
 		name = asma->name;
-
-	memcg = get_mem_cgroup_from_mm(current->mm);
-	if (IS_ENABLED(CONFIG_MEMCG) && memcg) {
-		ret = memcg_list_lru_alloc(memcg, &ashmem_lru, GFP_KERNEL);
-		if (ret)
-			goto err_put_memcg;
-	}
 
 	/*
 	 * Like shmem_zero_setup(): created under mmap_lock and reachable only
 	 * through the area, so it stays out of the LSM hooks.
 	 */
 	backing = shmem_kernel_file_setup(name, asma->size, vm_flags);
-	if (IS_ERR(backing)) {
-		ret = PTR_ERR(backing);
-		goto err_put_memcg;
-	}
+	if (IS_ERR(backing))
+		return PTR_ERR(backing);
 
 	/* See "The backing file" above. */
 	inode = file_inode(backing);
@@ -1151,14 +1382,9 @@ static int ashmem_create_backing(struct ashmem_area *asma,
 	inode->i_fop = &ashmem_backing_reopen_fops;
 	replace_fops(backing, fops_get(&ashmem_backing_fops));
 
-	asma->memcg = memcg;
 	/* Lockless readers of asma->file may rely on size and name. */
 	smp_store_release(&asma->file, backing);
 	return 0;
-
-err_put_memcg:
-	mem_cgroup_put(memcg);
-	return ret;
 }
 
 static unsigned long ashmem_vm_may_flags(unsigned long prot)
@@ -1187,9 +1413,7 @@ static int ashmem_mmap(struct file *file, struct vm_area_struct *vma)
 	vm_flags_clear(vma, ashmem_vm_may_flags(denied));
 
 	if (!asma->file) {
-		WRITE_ONCE(asma->allocator, current);
 		ret = ashmem_create_backing(asma, vma->vm_flags);
-		WRITE_ONCE(asma->allocator, NULL);
 		if (ret)
 			return ret;
 	}
@@ -1309,16 +1533,19 @@ static int ashmem_pin_arg(const struct ashmem_pin __user *upin,
 	return ashmem_pin_check(pin);
 }
 
-/* The pages [@first, @last] that @pin names in the mapped area, or -EINVAL. */
+/*
+ * The pages [@first, @last] that @pin names in the mapped area, or -EINVAL.
+ * Once the area is mapped its size is final, so the area need not be locked.
+ */
 static int ashmem_pin_range(struct ashmem_area *asma,
 			    const struct ashmem_pin *pin,
 			    pgoff_t *first, pgoff_t *last)
 {
-	pgoff_t pages = ashmem_area_pages(asma);
+	pgoff_t pages;
 
-	lockdep_assert_held(&asma->lock);
-	if (!asma->file)
+	if (!ashmem_backing(asma))
 		return -EINVAL;
+	pages = ashmem_area_pages(asma);
 
 	/* A length of 0 means "to the end", even past 4 GiB. */
 	*first = pin->offset >> PAGE_SHIFT;
@@ -1331,6 +1558,64 @@ static int ashmem_pin_range(struct ashmem_area *asma,
 	return 0;
 }
 
+/* Pin pages [@first, @last] of a mapped area, reserving a range first. */
+static int ashmem_pin_pages(struct ashmem_area *asma, pgoff_t first,
+			    pgoff_t last)
+{
+	int ret;
+
+	do {
+		ret = ashmem_range_reserve(asma, 1);
+		if (ret)
+			return ret;
+		scoped_guard(mutex, &asma->lock)
+			ret = ashmem_pin_locked(asma, first, last);
+	} while (ret == -EAGAIN);
+	trace_ashmem_pin(file_inode(asma->file)->i_ino, first, last, ret);
+	return ret;
+}
+
+/* Unpin [@first, @last] with @key, reserving the ranges it takes first. */
+static int ashmem_unpin_run(struct ashmem_area *asma, pgoff_t first,
+			    pgoff_t last, const struct ashmem_key *key)
+{
+	unsigned int needed = 1;
+	int ret;
+
+	do {
+		ret = ashmem_range_reserve(asma, needed);
+		if (ret)
+			return ret;
+		scoped_guard(mutex, &asma->lock)
+			ret = ashmem_unpin_locked(asma, first, last, key,
+						  &needed);
+	} while (ret == -EAGAIN);
+	return ret;
+}
+
+/*
+ * Unpin pages [@first, @last] of a mapped area, one run of pages with the
+ * same key at a time.  On an error, the runs before it stay unpinned.
+ */
+static int ashmem_unpin_pages(struct ashmem_area *asma, pgoff_t first,
+			      pgoff_t last)
+{
+	struct ashmem_key key;
+	pgoff_t start, end;
+	int ret = 0;
+
+	for (start = first; !ret && start <= last; start = end + 1) {
+		ret = ashmem_key_get(asma, start, last, &key, &end);
+		if (ret)
+			break;
+		ret = ashmem_unpin_run(asma, start, end, &key);
+		ashmem_key_put(&key);
+		cond_resched();
+	}
+	trace_ashmem_unpin(file_inode(asma->file)->i_ino, first, last, ret);
+	return ret;
+}
+
 static long ashmem_pin(struct ashmem_area *asma,
 		       const struct ashmem_pin __user *upin)
 {
@@ -1341,14 +1626,10 @@ static long ashmem_pin(struct ashmem_area *asma,
 	ret = ashmem_pin_arg(upin, &pin);
 	if (ret)
 		return ret;
-
-	guard(mutex)(&asma->lock);
 	ret = ashmem_pin_range(asma, &pin, &first, &last);
 	if (ret)
 		return ret;
-	ret = ashmem_pin_locked(asma, first, last);
-	trace_ashmem_pin(file_inode(asma->file)->i_ino, first, last, ret);
-	return ret;
+	return ashmem_pin_pages(asma, first, last);
 }
 
 static long ashmem_unpin(struct ashmem_area *asma,
@@ -1361,14 +1642,10 @@ static long ashmem_unpin(struct ashmem_area *asma,
 	ret = ashmem_pin_arg(upin, &pin);
 	if (ret)
 		return ret;
-
-	guard(mutex)(&asma->lock);
 	ret = ashmem_pin_range(asma, &pin, &first, &last);
 	if (ret)
 		return ret;
-	ret = ashmem_unpin_locked(asma, first, last);
-	trace_ashmem_unpin(file_inode(asma->file)->i_ino, first, last, ret);
-	return ret;
+	return ashmem_unpin_pages(asma, first, last);
 }
 
 static long ashmem_get_pin_status(struct ashmem_area *asma,
@@ -1381,11 +1658,11 @@ static long ashmem_get_pin_status(struct ashmem_area *asma,
 	ret = ashmem_pin_arg(upin, &pin);
 	if (ret)
 		return ret;
-
-	guard(mutex)(&asma->lock);
 	ret = ashmem_pin_range(asma, &pin, &first, &last);
 	if (ret)
 		return ret;
+
+	guard(mutex)(&asma->lock);
 	return ashmem_get_pin_status_locked(asma, first, last);
 }
 
@@ -1560,16 +1837,31 @@ static int __init ashmem_init(void)
 	if (ret)
 		goto err_destroy_cache;
 
-	ashmem_shrinker = shrinker_alloc(SHRINKER_MEMCG_AWARE, "ashmem");
-	if (!ashmem_shrinker) {
+	ashmem_oom_wq = alloc_workqueue("ashmem_oom", WQ_MEM_RECLAIM, 1);
+	if (!ashmem_oom_wq) {
 		ret = -ENOMEM;
 		goto err_destroy_cache;
+	}
+
+	/* Not slab: its memory cgroups count with kmem accounting off too. */
+	ashmem_shrinker = shrinker_alloc(SHRINKER_MEMCG_AWARE |
+					 SHRINKER_NUMA_AWARE |
+					 SHRINKER_NONSLAB, "ashmem");
+	if (!ashmem_shrinker) {
+		ret = -ENOMEM;
+		goto err_destroy_wq;
 	}
 
 	ret = list_lru_init_memcg(&ashmem_lru, ashmem_shrinker);
 	if (ret) {
 		shrinker_free(ashmem_shrinker);
-		goto err_destroy_cache;
+		goto err_destroy_wq;
+	}
+	ret = list_lru_init_memcg(&ashmem_flags, ashmem_shrinker);
+	if (ret) {
+		shrinker_free(ashmem_shrinker);
+		list_lru_destroy(&ashmem_lru);
+		goto err_destroy_wq;
 	}
 
 	ashmem_shrinker->count_objects = ashmem_shrink_count;
@@ -1594,7 +1886,10 @@ err_unregister_oom:
 	unregister_oom_notifier(&ashmem_oom_nb);
 err_free_shrinker:
 	shrinker_free(ashmem_shrinker);
+	list_lru_destroy(&ashmem_flags);
 	list_lru_destroy(&ashmem_lru);
+err_destroy_wq:
+	destroy_workqueue(ashmem_oom_wq);
 err_destroy_cache:
 	kmem_cache_destroy(ashmem_range_cache);
 	return ret;
@@ -1604,7 +1899,9 @@ static void __exit ashmem_exit(void)
 {
 	misc_deregister(&ashmem_misc);
 	unregister_oom_notifier(&ashmem_oom_nb);
+	destroy_workqueue(ashmem_oom_wq);
 	shrinker_free(ashmem_shrinker);
+	list_lru_destroy(&ashmem_flags);
 	list_lru_destroy(&ashmem_lru);
 	kmem_cache_destroy(ashmem_range_cache);
 }

@@ -66,15 +66,13 @@ static struct ashmem_area *ashmem_test_area_resident(struct kunit *test,
 static int ashmem_test_pin(struct ashmem_area *asma, pgoff_t first,
 			   pgoff_t last)
 {
-	guard(mutex)(&asma->lock);
-	return ashmem_pin_locked(asma, first, last);
+	return ashmem_pin_pages(asma, first, last);
 }
 
 static int ashmem_test_unpin(struct ashmem_area *asma, pgoff_t first,
 			     pgoff_t last)
 {
-	guard(mutex)(&asma->lock);
-	return ashmem_unpin_locked(asma, first, last);
+	return ashmem_unpin_pages(asma, first, last);
 }
 
 static int ashmem_test_status(struct ashmem_area *asma, pgoff_t first,
@@ -707,6 +705,47 @@ static void ashmem_purge_all_stops_on_fatal_signal(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ashmem_test_lru_pages(), 2);
 }
 
+/*
+ * The OOM notifier passes over an area whose backing inode is locked (the
+ * task that hit OOM may hold it) and purges the others.
+ */
+static void ashmem_oom_passes_locked_inode(struct kunit *test)
+{
+	struct ashmem_area *a = ashmem_test_area_unpinned(test, 2);
+	struct ashmem_area *b = ashmem_test_area_unpinned(test, 3);
+	struct inode *inode = file_inode(a->file);
+	unsigned long freed = 0;
+
+	inode_lock(inode);
+	ashmem_oom_notify(NULL, 0, &freed);
+	inode_unlock(inode);
+	KUNIT_EXPECT_EQ(test, freed, 3);
+	KUNIT_EXPECT_EQ(test, a->purged_pages, 0);
+	KUNIT_EXPECT_EQ(test, b->purged_pages, 3);
+}
+
+/*
+ * Nor does it wait for a purge stuck on a folio lock: it gives up after
+ * ASHMEM_OOM_WAIT, and the purge completes once the folio is unlocked.
+ */
+static void ashmem_oom_does_not_wait_for_folio_lock(struct kunit *test)
+{
+	struct ashmem_area *asma = ashmem_test_area_unpinned(test, 4);
+	unsigned long freed = 0, start;
+	struct folio *folio;
+
+	folio = filemap_lock_folio(asma->file->f_mapping, 1);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(folio));
+	start = jiffies;
+	ashmem_oom_notify(NULL, 0, &freed);
+	KUNIT_EXPECT_LE(test, jiffies - start, ASHMEM_OOM_WAIT + HZ / 2);
+	KUNIT_EXPECT_EQ(test, freed, 0);
+	folio_unlock(folio);
+	folio_put(folio);
+	flush_workqueue(ashmem_oom_wq);
+	KUNIT_EXPECT_EQ(test, asma->purged_pages, 4);
+}
+
 #ifdef CONFIG_COMPAT
 /*
  * A 32-bit process gets the backing file's inode number in 32 bits, or
@@ -963,6 +1002,8 @@ static struct kunit_case ashmem_test_cases[] = {
 	KUNIT_CASE(ashmem_scan_busy_area_defers),
 	KUNIT_CASE(ashmem_purge_all_leaves_busy_area),
 	KUNIT_CASE(ashmem_purge_all_stops_on_fatal_signal),
+	KUNIT_CASE(ashmem_oom_passes_locked_inode),
+	KUNIT_CASE(ashmem_oom_does_not_wait_for_folio_lock),
 #ifdef CONFIG_COMPAT
 	KUNIT_CASE(ashmem_compat_file_id_overflows),
 #endif

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unpinned ashmem in memory cgroups (cgroup v2).  An area belongs to the
- * cgroup of the task that maps it first.  A cgroup's own reclaim (it hits
- * memory.max, or memory.reclaim is written) purges that cgroup's unpinned
- * ranges and no other cgroup's; global reclaim and PURGE_ALL_CACHES purge
+ * Unpinned ashmem in memory cgroups (cgroup v2).  A page is charged to the
+ * cgroup of the task that touches it first, whoever created or mapped the
+ * area.  A cgroup's own reclaim (it hits memory.max, or memory.reclaim is
+ * written) purges the unpinned pages charged to that cgroup and no other
+ * cgroup's, whoever unpins them; global reclaim and PURGE_ALL_CACHES purge
  * every cgroup's; the ranges of a removed cgroup go to its parent.
  *
  * Needs root and CONFIG_MEMCG; mounts cgroup2 on /sys/fs/cgroup, in a mount
@@ -451,6 +452,281 @@ TEST_F(memcg, mapped_from_another_cgroup)
 	EXPECT_TRUE(all_bytes(map, 0, pages(n)));
 	munmap(map, pages(n));
 	close(fd);
+}
+
+/* An area created and mapped in @cg, not filled. */
+static int area_mapped_in(const char *cg, const char *home, size_t size,
+			  char **map)
+{
+	int fd = -1;
+
+	if (cg_enter(cg))
+		return -1;
+	fd = open(ASHMEM_DEV, O_RDWR | O_CLOEXEC);
+	if (fd >= 0) {
+		*map = area_map(fd, size, PROT_RW, MAP_SHARED);
+		if (*map == MAP_FAILED) {
+			close(fd);
+			fd = -1;
+		}
+	}
+	if (cg_enter(home)) {
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* Who creates an area that another cgroup fills, and who unpins it. */
+enum elsewhere {
+	FILLER_UNPINS,
+	CREATOR_UNPINS,
+	CREATOR_IN_ROOT,	/* the creator is in the test's cgroup */
+};
+
+/*
+ * A browser creates discardable memory and a renderer fills it: an area
+ * created and mapped in cgroup b (no limit) is filled by a child in cgroup
+ * a (memory.max LIMIT), its pages then unpinned by the filler or the
+ * creator, and the child allocates until a must purge them.  Returns the
+ * child's wait status: 0 if PIN then said the area was purged, or -1 if
+ * swap is on.
+ */
+static int filled_elsewhere(struct __test_metadata *_metadata,
+			    const char *top, const char *home, char *a,
+			    enum elsewhere who)
+{
+	size_t n = AREA_MB * MIB / pages(1), anon = ANON_MB * MIB;
+	int fd, filled[2], go[2], status;
+	char b[PATH_MAX], *map, c;
+	pid_t pid;
+
+	if (swap_on())
+		SKIP(return -1, "swap is on: reclaim need not purge, nor the limit kill");
+	ASSERT_EQ(0, cg_make(top, "a", LIMIT, a));
+	ASSERT_EQ(0, cg_make(top, "b", NULL, b));
+	fd = area_mapped_in(who == CREATOR_IN_ROOT ? home : b, home, pages(n),
+			    &map);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, pipe(filled));
+	ASSERT_EQ(0, pipe(go));
+	pid = fork_child();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		char *mem;
+
+		if (cg_enter(a))
+			_exit(2);
+		fill_pages(map, n);
+		if (who != CREATOR_UNPINS && pin_pages(fd, ASHMEM_UNPIN, 0, n))
+			_exit(2);
+		if (write(filled[1], "f", 1) != 1 || read(go[0], &c, 1) != 1)
+			_exit(2);
+		mem = mmap(NULL, anon, PROT_RW, MAP_PRIVATE | MAP_ANONYMOUS,
+			   -1, 0);
+		if (mem == MAP_FAILED)
+			_exit(2);
+		memset(mem, 0x5a, anon);
+		_exit(pin_pages(fd, ASHMEM_PIN, 0, n) == ASHMEM_WAS_PURGED ? 0 : 1);
+	}
+	ASSERT_EQ(1, read(filled[0], &c, 1));
+	if (who == CREATOR_UNPINS)
+		ASSERT_EQ(0, pin_pages(fd, ASHMEM_UNPIN, 0, n));
+	ASSERT_EQ(1, write(go[1], "g", 1));
+	status = wait_child(pid);
+	ASSERT_LE(0, status);
+	log_events(_metadata, a);
+	TH_LOG("area: %lld pages purged", fdinfo_num(fd, "purged"));
+	munmap(map, pages(n));
+	close(fd);
+	return status;
+}
+
+/* The filler's limit purges what it filled and unpinned; no OOM kill. */
+TEST_F(memcg, filled_elsewhere_purged_at_limit)
+{
+	char a[PATH_MAX];
+	int status = filled_elsewhere(_metadata, self->top, self->home, a,
+				      FILLER_UNPINS);
+
+	if (status == -1)
+		return;
+	EXPECT_EQ(0, status) TH_LOG("the filler was not purged for (status %#x)",
+				    status);
+	EXPECT_EQ(0, cg_event(a, "oom_kill"));
+}
+
+/* The same when another cgroup's task unpins the pages. */
+TEST_F(memcg, unpinned_elsewhere_purged_at_limit)
+{
+	char a[PATH_MAX];
+	int status = filled_elsewhere(_metadata, self->top, self->home, a,
+				      CREATOR_UNPINS);
+
+	if (status == -1)
+		return;
+	EXPECT_EQ(0, status) TH_LOG("the filler was not purged for (status %#x)",
+				    status);
+	EXPECT_EQ(0, cg_event(a, "oom_kill"));
+}
+
+/* The same with an area created by a process in the root cgroup. */
+TEST_F(memcg, created_in_root_purged_at_limit)
+{
+	char a[PATH_MAX];
+	int status = filled_elsewhere(_metadata, self->top, self->home, a,
+				      CREATOR_IN_ROOT);
+
+	if (status == -1)
+		return;
+	EXPECT_EQ(0, status) TH_LOG("the filler was not purged for (status %#x)",
+				    status);
+	EXPECT_EQ(0, cg_event(a, "oom_kill"));
+}
+
+/*
+ * One area, half of it filled by cgroup a (no limit), half by cgroup c
+ * (memory.max LIMIT), unpinned whole by its creator: when c allocates, its
+ * reclaim purges its own half and leaves a's.
+ */
+TEST_F(memcg, charged_to_two_cgroups)
+{
+	size_t n = AREA_MB * MIB / pages(1), half = n / 2, anon = ANON_MB * MIB;
+	char a[PATH_MAX], c[PATH_MAX], *map;
+	int fd, status;
+	pid_t pid;
+
+	if (swap_on())
+		SKIP(return, "swap is on: reclaim need not purge, nor the limit kill");
+	ASSERT_EQ(0, cg_make(self->top, "a", NULL, a));
+	ASSERT_EQ(0, cg_make(self->top, "c", LIMIT, c));
+	fd = area_mapped_in(self->home, self->home, pages(n), &map);
+	ASSERT_LE(0, fd);
+	pid = fork_child();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		if (cg_enter(a))
+			_exit(1);
+		fill_pages(map, half);
+		_exit(0);
+	}
+	ASSERT_EQ(0, wait_child(pid));
+	pid = fork_child();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		if (cg_enter(c))
+			_exit(1);
+		fill_pages(map + pages(half), n - half);
+		_exit(0);
+	}
+	ASSERT_EQ(0, wait_child(pid));
+	ASSERT_EQ(0, pin_pages(fd, ASHMEM_UNPIN, 0, n));
+
+	pid = fork_child();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		char *mem;
+
+		if (cg_enter(c))
+			_exit(2);
+		mem = mmap(NULL, anon, PROT_RW, MAP_PRIVATE | MAP_ANONYMOUS,
+			   -1, 0);
+		if (mem == MAP_FAILED)
+			_exit(2);
+		memset(mem, 0x5a, anon);
+		_exit(0);
+	}
+	status = wait_child(pid);
+	log_events(_metadata, c);
+	TH_LOG("area: %lld pages purged", fdinfo_num(fd, "purged"));
+	EXPECT_EQ(0, status) TH_LOG("c's child status %#x", status);
+	EXPECT_EQ(0, cg_event(c, "oom_kill"));
+	EXPECT_EQ(ASHMEM_NOT_PURGED, pin_pages(fd, ASHMEM_PIN, 0, half))
+		TH_LOG("c's reclaim purged a's pages");
+	EXPECT_EQ(ASHMEM_WAS_PURGED, pin_pages(fd, ASHMEM_PIN, half, n - half));
+	munmap(map, pages(n));
+	close(fd);
+}
+
+/*
+ * memory.reclaim of the cgroup that filled an area purges its pages; of
+ * the cgroup that created and mapped it, nothing.
+ */
+TEST_F(memcg, reclaim_follows_the_filler)
+{
+	const size_t n = 4 * MIB / pages(1);
+	char a[PATH_MAX], b[PATH_MAX], *map;
+	int fd;
+	pid_t pid;
+
+	ASSERT_EQ(0, cg_make(self->top, "a", NULL, a));
+	ASSERT_EQ(0, cg_make(self->top, "b", NULL, b));
+	fd = area_mapped_in(b, self->home, pages(n), &map);
+	ASSERT_LE(0, fd);
+	pid = fork_child();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		if (cg_enter(a))
+			_exit(1);
+		fill_pages(map, n);
+		_exit(0);
+	}
+	ASSERT_EQ(0, wait_child(pid));
+	ASSERT_EQ(0, pin_pages(fd, ASHMEM_UNPIN, 0, n));
+
+	ASSERT_EQ(0, cg_reclaim(b, "16M")) TH_LOG("%s", strerror(errno));
+	EXPECT_EQ(0, fdinfo_num(fd, "purged")) TH_LOG("the creator's reclaim purged");
+	ASSERT_EQ(0, cg_reclaim(a, "4M")) TH_LOG("%s", strerror(errno));
+	EXPECT_EQ((long long)n, fdinfo_num(fd, "purged"));
+	EXPECT_EQ(ASHMEM_WAS_PURGED, pin_pages(fd, ASHMEM_PIN, 0, n));
+	EXPECT_TRUE(all_bytes(map, 0, pages(n)));
+	munmap(map, pages(n));
+	close(fd);
+}
+
+/*
+ * A process at its memory.max pins every other page of its unpinned area:
+ * each PIN splits a range, and the range it needs is charged to the
+ * cgroup.  Reclaim for that charge purges the area's other pages; nobody
+ * is killed.
+ */
+TEST_F(memcg, splits_at_limit_purge)
+{
+	size_t n = AREA_MB * MIB / pages(1), anon = ANON_MB * MIB, i;
+	char a[PATH_MAX];
+	int status;
+	pid_t pid;
+
+	if (swap_on())
+		SKIP(return, "swap is on: reclaim need not purge, nor the limit kill");
+	ASSERT_EQ(0, cg_make(self->top, "a", LIMIT, a));
+	pid = fork_child();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		char *map, *mem;
+		int fd;
+
+		if (cg_enter(a))
+			_exit(2);
+		fd = area_filled(pages(n), &map);
+		if (fd < 0 || pin_pages(fd, ASHMEM_UNPIN, 0, n))
+			_exit(2);
+		mem = mmap(NULL, anon, PROT_RW, MAP_PRIVATE | MAP_ANONYMOUS,
+			   -1, 0);
+		if (mem == MAP_FAILED)
+			_exit(2);
+		memset(mem, 0x5a, anon);
+		for (i = 0; i < n; i += 2)
+			if (pin_pages(fd, ASHMEM_PIN, i, 1) < 0)
+				_exit(3);
+		_exit(0);
+	}
+	status = wait_child(pid);
+	log_events(_metadata, a);
+	EXPECT_EQ(0, status) TH_LOG("child status %#x", status);
+	EXPECT_EQ(0, cg_event(a, "oom_kill"));
+	EXPECT_LT(0, cg_event(a, "max"));
 }
 
 /*
