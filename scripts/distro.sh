@@ -9,7 +9,8 @@
 #          print the newest Debian 12 cloud kernel release of SERIES (6.12
 #          or 6.1) that apt knows of, e.g. 6.12.118+deb12-cloud-amd64
 #        distro.sh check KVER DEBDIR NAME
-#          the module load and unload checks, every selftest program 64-bit
+#          the module loaded as the package's modules-load.d file asks at
+#          boot, the unload checks, every selftest program 64-bit
 #          and 32-bit, the demo, the fuzzer and the stress program, in one
 #          boot; build/results/NAME.json
 #        distro.sh run KVER DEBDIR
@@ -37,7 +38,8 @@ kver() {	# SERIES
 }
 
 # Debian's kernel and headers, the package installed, the module built for
-# KVER: leaves the module in OUT/ashmem.ko.
+# KVER: leaves the module in OUT/ashmem.ko, and the package's installed
+# modules-load.d file in OUT/modules-load.d/, from which the guest loads it.
 setup() {	# KVER DEBDIR OUT
 	local kver=$1 out=$3 debs deb name version ko vermagic
 	debs=("$2"/ashmem-dkms_*_all.deb)
@@ -76,6 +78,10 @@ setup() {	# KVER DEBDIR OUT
 	*.gz)	gzip -dc "$ko" ;;
 	*)	cat "$ko" ;;
 	esac >"$out/ashmem.ko"
+	mkdir -p "$out/modules-load.d"
+	cp /usr/lib/modules-load.d/ashmem.conf "$out/modules-load.d/" || {
+		echo "distro: $name installed no /usr/lib/modules-load.d/ashmem.conf" >&2
+		return 1; }
 }
 
 boot() {	# KVER NAME SUITES [VM.SH DIRS...]
@@ -105,7 +111,8 @@ check)
 	suites=$b/$name.suites
 	fuzz=${FUZZ_ARGS:--t 30 -p 2}
 	{
-		echo "tap ashmem-module-load / /bin/sh /guest/ashmem-module.sh load"
+		# Loaded as at boot: what the package's modules-load.d names.
+		echo "tap ashmem-module-load / /bin/sh /guest/ashmem-module.sh boot"
 		# Debian's kernel has no ashmem ioctls on memfds (they are
 		# built into shmem, which no module can change): every one
 		# must fail with ENOTTY there, which sends libcutils back to

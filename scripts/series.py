@@ -38,6 +38,13 @@ or the cover letter's blurb).  Headers:
                             path/dir/      every repo file under it
                             patches/x.diff a diff of files of 6.12, applied
                                            to the tree in this order
+                                           (mm/shmem-set-file.patch, which
+                                           the design names, is one too)
+                            Kconfig:NAME   the option NAME of the repo's
+                                           top-level Kconfig: the tree's
+                                           mm/ashmem/Kconfig holds the
+                                           options carried so far, in the
+                                           order of Kconfig
                           An ITEM ending in '?' is optional: it carries the
                           file if the repo has it, and nothing otherwise.
   Maintainers: x.diff     (cover only) the diff that adds the MAINTAINERS
@@ -48,9 +55,10 @@ or the cover letter's blurb).  Headers:
                           checkpatch asks of a patch that adds files.
 
 Every repo file under mm/ include/ tools/ samples/ Documentation/ must be
-carried by exactly one patch, and every patches/*.diff must be named
-exactly once: a new file is an error until it is listed.  Diffs live in
-patches/ only.  Sign-offs and authorship come from `git config
+carried by exactly one patch, every option of Kconfig by exactly one patch,
+and every diff (patches/*.diff, and a .diff or .patch under those
+directories) must be named exactly once: a new file is an error until it
+is listed.  Sign-offs and authorship come from `git config
 user.name/user.email` (else from the repo's last commit); the dates from
 the repo's last commit, so the same commit gives the same series.
 """
@@ -70,6 +78,8 @@ TARBALL = "/usr/src/linux-source-6.12.tar.xz"
 OVERLAY_DIRS = ["mm", "include", "tools", "samples", "Documentation"]
 SKIP_SUFFIXES = (".orig", ".rej", "~", ".swp")
 DIFF_SUFFIXES = (".diff", ".patch")
+KCONFIG = "Kconfig"			# the repo's options, one stanza each ...
+KCONFIG_TREE = "mm/ashmem/Kconfig"	# ... placed here, sourced by mm/Kconfig
 STAMP = "ashmem-pristine"		# in TREE/.git: the tarball committed
 SERIES_INDEX = "ashmem-series-index"	# in TREE/.git: the index 'series' is made in
 SERIES_KEY = "ashmem-series-key"	# in TREE/.git: what 'series' was made from
@@ -101,6 +111,30 @@ def overlay_files(repo):
                 if not name.endswith(SKIP_SUFFIXES):
                     files.add(os.path.relpath(os.path.join(root, name), repo))
     return files - git_ignored(repo)
+
+
+def kconfig_stanzas(repo):
+    """The repo's Kconfig: its head (the lines before the first option) and
+    {NAME: stanza} in file order; a stanza runs from its 'config NAME' line
+    to the next one."""
+    path = os.path.join(repo, KCONFIG)
+    if not os.path.isfile(path):
+        return "", {}
+    head, stanzas, name = [], {}, None
+    with open(path) as f:
+        for line in f:
+            m = re.match(r"^(?:menu)?config\s+(\w+)\s*$", line)
+            if m:
+                name = m.group(1)
+                stanzas[name] = []
+            (stanzas[name] if name else head).append(line)
+    return "".join(head), {n: "".join(lines) for n, lines in stanzas.items()}
+
+
+def kconfig_text(repo, names):
+    """mm/ashmem/Kconfig with the options @names, in the order of Kconfig."""
+    head, stanzas = kconfig_stanzas(repo)
+    return (head + "".join(t for n, t in stanzas.items() if n in names)).rstrip("\n") + "\n"
 
 
 # ---------------------------------------------------------------- manifest
@@ -150,28 +184,43 @@ def read_manifest(repo):
 
 
 def resolve(repo, cover, patches):
-    """For each patch: the repo files and the diffs it carries.  Checks
-    that every repo file of the tree and every diff is carried once."""
+    """For each patch: the repo files, the diffs and the Kconfig options it
+    carries.  Checks that every repo file of the tree, every diff and every
+    option is carried once."""
     overlay = overlay_files(repo)
     diffs = {f for f in overlay if f.endswith(DIFF_SUFFIXES)}
     overlay -= diffs
-    all_diffs = {os.path.relpath(p, repo) for p in
-                 glob.glob(os.path.join(repo, MANIFEST_DIR, "*.diff"))}
-    carried, diffs_seen = {}, {}
-    problems = [f"{d}: a diff belongs in {MANIFEST_DIR}/ (as a .diff)"
-                for d in sorted(diffs)]
+    all_diffs = diffs | {os.path.relpath(p, repo) for p in
+                         glob.glob(os.path.join(repo, MANIFEST_DIR, "*.diff"))}
+    _, stanzas = kconfig_stanzas(repo)
+    carried, diffs_seen, options_seen = {}, {}, {}
+    problems = []
     if cover["maintainers"]:
         if not os.path.isfile(os.path.join(repo, cover["maintainers"])):
             problems.append(f"{cover['file']}: {cover['maintainers']}: no such file")
         diffs_seen[cover["maintainers"]] = cover["file"]
     for e in patches:
-        e["files"], e["diffs"] = [], []
+        e["files"], e["diffs"], e["options"] = [], [], []
         for item in e["items"]:
             optional = item.endswith("?")
             item = item.rstrip("?")
+            if item.startswith(KCONFIG + ":"):
+                name = item[len(KCONFIG) + 1:]
+                if name not in stanzas:
+                    if not optional:
+                        problems.append(f"{e['file']}: {item}: no option {name} in {KCONFIG}")
+                    continue
+                if name in options_seen:
+                    problems.append(f"{KCONFIG}:{name}: carried by {options_seen[name]} "
+                                    f"and {e['file']}")
+                options_seen[name] = e["file"]
+                e["options"].append(name)
+                continue
             if item.endswith(DIFF_SUFFIXES):
-                if not item.startswith(MANIFEST_DIR + "/"):
-                    problems.append(f"{e['file']}: {item}: diffs live in {MANIFEST_DIR}/")
+                if not (item.startswith(MANIFEST_DIR + "/") or
+                        item.split("/")[0] in OVERLAY_DIRS):
+                    problems.append(f"{e['file']}: {item}: diffs live in {MANIFEST_DIR}/ "
+                                    f"or are named in {'/ '.join(OVERLAY_DIRS)}/")
                 if not os.path.isfile(os.path.join(repo, item)):
                     if not optional:
                         problems.append(f"{e['file']}: {item}: no such file")
@@ -196,6 +245,10 @@ def resolve(repo, cover, patches):
     for f in sorted(overlay - set(carried)) + sorted(all_diffs - set(diffs_seen)):
         problems.append(f"{f}: not carried by any patch: add it to the Files: "
                         f"of one of {MANIFEST_DIR}/*.txt")
+    for name in stanzas:
+        if name not in options_seen:
+            problems.append(f"{KCONFIG}: option {name} not carried by any patch: add "
+                            f"{KCONFIG}:{name} to the Files: of one of {MANIFEST_DIR}/*.txt")
     if problems:
         die("the manifest does not match the repo:\n  " + "\n  ".join(problems))
 
@@ -374,6 +427,8 @@ def series_key(repo, gitdir, cover, patches, ident):
         paths.append(os.path.join(repo, cover["maintainers"]))
     for e in patches:
         paths += [os.path.join(repo, f) for f in e["files"] + e["diffs"]]
+    if any(e["options"] for e in patches):
+        paths.append(os.path.join(repo, KCONFIG))
     for path in paths:
         with open(path, "rb") as f:
             data = f.read()
@@ -411,7 +466,7 @@ def make_series(repo, gitdir):
         pristine_files = git(gitdir, "ls-tree", "-r", "--name-only", "pristine").stdout.split("\n")
         pristine_hits = {m.group(1): matches(m.group(1), pristine_files)
                          for m in map(MAINT_F.match, maint_text.split("\n")) if m}
-    added = []
+    added, options = [], []
 
     parent = git(gitdir, "rev-parse", "pristine").stdout.strip()
     tree = git(gitdir, "rev-parse", "pristine^{tree}").stdout.strip()
@@ -423,6 +478,12 @@ def make_series(repo, gitdir):
                    input="".join(p + "\n" for p in srcs)).stdout.split()
         info = [f"{'100755' if os.stat(src).st_mode & 0o111 else '100644'} {sha}\t{f}\n"
                 for src, sha, f in zip(srcs, shas, e["files"])]
+        if e["options"]:
+            options += e["options"]
+            sha = git(gitdir, "hash-object", "-w", "--stdin",
+                      input=kconfig_text(repo, options)).stdout.strip()
+            info.append(f"100644 {sha}\t{KCONFIG_TREE}\n")
+            added.append(KCONFIG_TREE)
         if maint_text:
             info.append(f"100644 {pristine_maint}\tMAINTAINERS\n")
         if info:

@@ -4,10 +4,13 @@
 # mapped, that it unloads once nothing holds it, and that it loads and works
 # again.  Prints TAP.  With the module's KUnit tests built in
 # (CONFIG_ASHMEM_KUNIT_TEST=m), insmod runs them; "kunit" reports each test
-# case of that run.
+# case of that run.  Distro lane: "boot" loads the modules that the DKMS
+# package's modules-load.d file names, as systemd-modules-load or Debian's
+# kmod init script does at boot.
 #
-# usage: ashmem-module.sh load|unload|kunit
-# Needs /modules/ashmem.ko and /guest-bin/ashmem-modhold (see the Makefile).
+# usage: ashmem-module.sh load|boot|unload|kunit
+# Needs /modules/ashmem.ko and /guest-bin/ashmem-modhold (see the Makefile);
+# boot needs /modules/modules-load.d/ashmem.conf (scripts/distro.sh).
 
 KO=/modules/ashmem.ko
 HOLD=/guest-bin/ashmem-modhold
@@ -34,6 +37,22 @@ load() {
 	rc=$?
 	loaded && [ $rc = 0 ]
 	result $? "insmod $KO (status $rc)"
+	wait_dev present
+	result $? "/dev/ashmem appears"
+}
+
+# modules-load.d(5): one module name a line; '#' and ';' start comments.
+boot() {
+	conf=/modules/modules-load.d/ashmem.conf
+	sed 's/^/# /' "$conf"
+	names=$(sed -e '/^[#;]/d' -e 's/[[:space:]]//g' -e '/^$/d' "$conf")
+	[ "$names" = ashmem ]
+	result $? "$conf names the module ashmem, and nothing else (names: $(echo $names))"
+	for name in $names; do
+		insmod "/modules/$name.ko" || echo "# insmod /modules/$name.ko: status $?"
+	done
+	loaded
+	result $? "ashmem is loaded as at boot"
 	wait_dev present
 	result $? "/dev/ashmem appears"
 }
@@ -117,8 +136,9 @@ kunit() {
 
 case "${1:-}" in
 load) load ;;
+boot) boot ;;
 unload) unload ;;
 kunit) kunit ;;
-*) echo "usage: $0 load|unload|kunit" >&2; exit 2 ;;
+*) echo "usage: $0 load|boot|unload|kunit" >&2; exit 2 ;;
 esac
 done_tap

@@ -130,17 +130,6 @@ static int run_pressure(const char *cg, bool unpin)
 	return status;
 }
 
-/* Writes @size to @cg's memory.reclaim; EAGAIN (less was reclaimed) is fine. */
-static int cg_reclaim(const char *cg, const char *size)
-{
-	char path[PATH_MAX + 16];
-
-	snprintf(path, sizeof(path), "%s/memory.reclaim", cg);
-	if (write_str(path, size) && errno != EAGAIN)
-		return -1;
-	return 0;
-}
-
 static void log_events(struct __test_metadata *_metadata, const char *cg)
 {
 	TH_LOG("%s memory.events: max %ld, oom %ld, oom_kill %ld", cg,
@@ -154,21 +143,6 @@ FIXTURE(memcg) {
 
 /* The cgroups the tests make under top; the teardown removes them. */
 static const char * const cg_names[] = { "a", "b", "c" };
-
-/* Make cgroup @name under @top, with memory.max @max if not NULL. */
-static int cg_make(const char *top, const char *name, const char *max,
-		   char *path)
-{
-	char file[PATH_MAX + 16];
-
-	snprintf(path, PATH_MAX, "%s/%s", top, name);
-	if (mkdir(path, 0755))
-		return -1;
-	snprintf(file, sizeof(file), "%s/memory.max", path);
-	if (max && write_str(file, max))
-		return -1;
-	return 0;
-}
 
 FIXTURE_SETUP(memcg)
 {

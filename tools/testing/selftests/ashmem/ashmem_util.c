@@ -16,6 +16,7 @@
 #include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -309,6 +310,54 @@ int cg_enter(const char *path)
 
 	snprintf(file, sizeof(file), "%s/cgroup.procs", path);
 	return write_str(file, "0");
+}
+
+int cg_make(const char *top, const char *name, const char *max, char *path)
+{
+	char file[PATH_MAX + 16];
+
+	snprintf(path, PATH_MAX, "%s/%s", top, name);
+	if (mkdir(path, 0755))
+		return -1;
+	snprintf(file, sizeof(file), "%s/memory.max", path);
+	if (max && write_str(file, max))
+		return -1;
+	return 0;
+}
+
+int cg_reclaim(const char *cg, const char *size)
+{
+	char path[PATH_MAX + 16];
+
+	snprintf(path, sizeof(path), "%s/memory.reclaim", cg);
+	if (write_str(path, size) && errno != EAGAIN)
+		return -1;
+	return 0;
+}
+
+int unshare_user_ns(int flags)
+{
+	uid_t uid = geteuid();
+	gid_t gid = getegid();
+	char map[64];
+
+	if (unshare(CLONE_NEWUSER | flags))
+		return -1;
+	snprintf(map, sizeof(map), "0 %u 1", (unsigned int)uid);
+	if (write_str("/proc/self/uid_map", map) ||
+	    write_str("/proc/self/setgroups", "deny"))
+		return -1;
+	snprintf(map, sizeof(map), "0 %u 1", (unsigned int)gid);
+	return write_str("/proc/self/gid_map", map);
+}
+
+int unshare_errno(int flags)
+{
+	pid_t pid = fork_child();
+
+	if (pid == 0)
+		_exit(unshare(flags) ? errno : 0);
+	return pid < 0 ? errno : wait_child(pid);
 }
 
 int kernel_symbol(const char *sym)

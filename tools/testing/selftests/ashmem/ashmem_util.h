@@ -83,6 +83,18 @@ bool cgroup2_memory(void);
 int cg_self(char *path, size_t len);
 /* Moves the calling process into the cgroup at @path. */
 int cg_enter(const char *path);
+/* Makes cgroup @name under @top, with memory.max @max if not NULL: 0 or -1. */
+int cg_make(const char *top, const char *name, const char *max, char *path);
+/* Writes @size to @cg's memory.reclaim; EAGAIN (less was reclaimed) is fine. */
+int cg_reclaim(const char *cg, const char *size);
+
+/*
+ * unshare(CLONE_NEWUSER | @flags), the caller's uid and gid mapped to 0 in
+ * the new user namespace, as a container's root: 0 or -1 (errno).
+ */
+int unshare_user_ns(int flags);
+/* unshare(@flags) tried in a child: 0, or the errno it failed with. */
+int unshare_errno(int flags);
 /*
  * 1 if the kernel proper (not a module) has the function or variable
  * @sym in /proc/kallsyms, 0 if not, -1 if that file lists nothing.
