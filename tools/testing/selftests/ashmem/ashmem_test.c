@@ -1760,7 +1760,8 @@ TEST_F_TIMEOUT(ashmem, offsets_past_2gib, 120)
 {
 	const int flags = MAP_SHARED | MAP_NORESERVE;
 	const size_t size = (size_t)3 << 30;
-	const off_t off = (off_t)5 << 29, past = off + 12345;
+	/* @past: unaligned, in the hole after the data page at @off. */
+	const off_t off = (off_t)5 << 29, past = off + pages(1) + 12345;
 	char buf[32], *win;
 
 	ASSERT_EQ(0, set_size(self->fd, size));
