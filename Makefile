@@ -30,15 +30,18 @@ FRAGMENTS_x86_64 := configs/x86_64.config
 FRAGMENTS_debug  := configs/x86_64.config configs/debug.config
 FRAGMENTS_nomemfd := configs/x86_64.config configs/nomemfd.config
 FRAGMENTS_arm64  := configs/arm64.config
+FRAGMENTS_arm64-16k := configs/arm64.config configs/arm64-16k.config
 FRAGMENTS        ?= $(FRAGMENTS_$(KERNEL))
 KOUT             := $(B)/$(KERNEL)
 LANES            := $(patsubst FRAGMENTS_%,%,$(filter FRAGMENTS_%,$(.VARIABLES)))
 
 # A lane's architecture (KARCH, read by the build and VM scripts; not ARCH,
 # which the kernel's makefiles take from the environment), its kernel image,
-# and the word sizes of its selftests (64 32 unless said otherwise).
+# and the word sizes of its selftests: 32-bit tasks need 4K pages on arm64.
 KARCH_arm64      := arm64
+KARCH_arm64-16k  := arm64
 KARCH            := $(or $(KARCH_$(KERNEL)),x86_64)
+BITS_arm64-16k   := 64
 BITS             := $(or $(BITS_$(KERNEL)),64 32)
 IMAGE_x86_64     := arch/x86/boot/bzImage
 IMAGE_arm64      := arch/arm64/boot/Image
@@ -97,7 +100,7 @@ help:
 	@echo "make check-nomemfd  the x86_64 kernel without the ashmem ioctls of memfd files:"
 	@echo "                every one must answer ENOTTY on a memfd (64-bit, 32-bit)"
 	@echo "make check-arm64  the arm64 kernel (qemu virt): the vmtest programs 64-bit and"
-	@echo "                32-bit with 4K pages; make run KERNEL=arm64"
+	@echo "                32-bit with 4K pages, 64-bit with 16K pages; make run KERNEL=arm64"
 	@echo "make soak       the reclaim matrix (ashmem_reclaim), SOAK_RUNS=$(SOAK_RUNS) runs of every shape"
 	@echo "make bench      run ashmem_bench (64-bit) in the VM, instruction then wall clock; BENCH_ARGS=\"--quick\""
 	@echo "make patches    write the series (git format-patch, cover letter) to $(B)/patches"
@@ -250,13 +253,15 @@ check-nomemfd:
 	-@$(MAKE) nomemfd-results
 	@python3 scripts/results.py summary $(RES)/vmtest-nomemfd.json
 
-# The arm64 lane, not part of check (a cold kernel build with clang):
+# The arm64 lanes, not part of check (two cold kernel builds with clang):
 # the 4K-page kernel runs what vmtest runs on x86_64, 64-bit (aarch64) and
-# 32-bit (armhf, compat) programs.
+# 32-bit (armhf, compat) programs; the 16K-page kernel the 64-bit ones.
 check-arm64:
-	@rm -f $(RES)/vmtest-arm64.json
+	@rm -f $(RES)/vmtest-arm64.json $(RES)/vmtest-arm64-16k.json
 	-@$(MAKE) KERNEL=arm64 vmtest-results
-	@python3 scripts/results.py summary --strict $(RES)/vmtest-arm64.json
+	-@$(MAKE) KERNEL=arm64-16k vmtest-results
+	@python3 scripts/results.py summary --strict $(RES)/vmtest-arm64.json \
+		$(RES)/vmtest-arm64-16k.json
 
 kunit:
 	-@$(MAKE) kunit-results
