@@ -29,10 +29,34 @@ KERNEL           ?= x86_64
 FRAGMENTS_x86_64 := configs/x86_64.config
 FRAGMENTS_debug  := configs/x86_64.config configs/debug.config
 FRAGMENTS_nomemfd := configs/x86_64.config configs/nomemfd.config
+FRAGMENTS_arm64  := configs/arm64.config
+FRAGMENTS_arm64-16k := configs/arm64.config configs/arm64-16k.config
 FRAGMENTS        ?= $(FRAGMENTS_$(KERNEL))
 KOUT             := $(B)/$(KERNEL)
 LANES            := $(patsubst FRAGMENTS_%,%,$(filter FRAGMENTS_%,$(.VARIABLES)))
-BZIMAGE          := $(KOUT)/arch/x86/boot/bzImage
+
+# A lane's architecture (KARCH, read by the build and VM scripts; not ARCH,
+# which the kernel's makefiles take from the environment), its kernel image,
+# and the word sizes of its selftests: 32-bit tasks need 4K pages on arm64.
+KARCH_arm64      := arm64
+KARCH_arm64-16k  := arm64
+KARCH            := $(or $(KARCH_$(KERNEL)),x86_64)
+BITS_arm64-16k   := 64
+BITS             := $(or $(BITS_$(KERNEL)),64 32)
+IMAGE_x86_64     := arch/x86/boot/bzImage
+IMAGE_arm64      := arch/arm64/boot/Image
+BZIMAGE          := $(KOUT)/$(IMAGE_$(KARCH))
+export KARCH
+
+# Debian's static busybox of the lane's architecture, for the initramfs
+# (scripts/mkinitramfs.sh); the host's own on x86_64.
+ifneq ($(KARCH),x86_64)
+export BUSYBOX   := $(CURDIR)/$(B)/busybox-$(KARCH)/bin/busybox
+endif
+# The packages the arm64 lanes add: clang and lld build the kernel and the
+# programs (gcc-aarch64-linux-gnu cannot be installed with gcc-multilib).
+DEPS_arm64       := clang lld llvm qemu-system-arm libc6-dev-arm64-cross \
+	libc6-dev-armhf-cross libgcc-12-dev-arm64-cross libgcc-12-dev-armhf-cross
 
 SELFTEST_TARGETS ?= ashmem
 SELFTEST_CONFIGS := $(wildcard $(SELFTEST_TARGETS:%=tools/testing/selftests/%/config))
@@ -54,7 +78,7 @@ export VM_MEM VM_SMP VM_TIMEOUT SUITE_TIMEOUT
 
 .PHONY: help deps prepare kernel selftests samples guest-bin kunit kunit-results \
 	vmtest vmtest-results stress-results numa-results soak soak-results debug-results \
-	nomemfd-results check-nomemfd check check-fast run \
+	nomemfd-results check-nomemfd check-arm64 check check-fast run \
 	bench patches series series-results lint lint-results docs docs-results \
 	clean distclean
 
@@ -75,6 +99,8 @@ help:
 	@echo "make vmtest     the VM part of check only (kselftests, demo)"
 	@echo "make check-nomemfd  the x86_64 kernel without the ashmem ioctls of memfd files:"
 	@echo "                every one must answer ENOTTY on a memfd (64-bit, 32-bit)"
+	@echo "make check-arm64  the arm64 kernel (qemu virt): the vmtest programs 64-bit and"
+	@echo "                32-bit with 4K pages, 64-bit with 16K pages; make run KERNEL=arm64"
 	@echo "make soak       the reclaim matrix (ashmem_reclaim), SOAK_RUNS=$(SOAK_RUNS) runs of every shape"
 	@echo "make bench      run ashmem_bench (64-bit) in the VM, instruction then wall clock; BENCH_ARGS=\"--quick\""
 	@echo "make patches    write the series (git format-patch, cover letter) to $(B)/patches"
@@ -97,17 +123,20 @@ help:
 include dkms/distro.mk
 
 deps:
-	@bash scripts/deps.sh
+	@bash scripts/deps.sh $(DEPS_$(KARCH))
 
 prepare: deps
 	@python3 scripts/series.py prepare . $(KSRC)
 
 kernel: prepare
 	bash scripts/build-kernel.sh $(KSRC) $(KOUT) $(SELFTEST_CONFIGS) $(FRAGMENTS)
+ifneq ($(KARCH),x86_64)
+	bash scripts/busybox-foreign.sh $(KARCH) $(B)/busybox-$(KARCH)
+endif
 
 selftests: kernel
-	bash scripts/build-selftests.sh $(KSRC) $(KOUT) 64 $(B)/selftests/$(KERNEL)-64 $(SELFTEST_TARGETS)
-	bash scripts/build-selftests.sh $(KSRC) $(KOUT) 32 $(B)/selftests/$(KERNEL)-32 $(SELFTEST_TARGETS)
+	$(foreach b,$(BITS),bash scripts/build-selftests.sh $(KSRC) $(KOUT) $(b) \
+		$(B)/selftests/$(KERNEL)-$(b) $(SELFTEST_TARGETS);)
 
 samples: kernel
 	bash scripts/build-samples.sh $(KOUT) samples/ashmem $(B)/samples
@@ -136,16 +165,14 @@ VMTEST_FIRST ?=
 VMTEST_EXTRA ?=
 vmtest-results: selftests samples guest-bin
 	@{ $(if $(VMTEST_FIRST),grep -hv '^#' $(VMTEST_FIRST);) \
-	   cat $(B)/selftests/$(KERNEL)-64/suites.txt $(B)/selftests/$(KERNEL)-32/suites.txt; \
+	   cat $(BITS:%=$(B)/selftests/$(KERNEL)-%/suites.txt); \
 	} >$(B)/vmtest-$(KERNEL).suites
 	@{ echo "plain $(DEMO) /samples ./$(DEMO)"; \
-	   echo "tap ashmem_fuzz-64 /selftests/64/ashmem ./ashmem_fuzz $(FUZZ_ARGS)"; \
-	   echo "tap ashmem_fuzz-32 /selftests/32/ashmem ./ashmem_fuzz $(FUZZ_ARGS)"; \
+	   $(foreach b,$(BITS),echo "tap ashmem_fuzz-$(b) /selftests/$(b)/ashmem ./ashmem_fuzz $(FUZZ_ARGS)";) \
 	   $(if $(VMTEST_EXTRA),grep -hv '^#' $(VMTEST_EXTRA);) \
 	} >>$(B)/vmtest-$(KERNEL).suites
 	bash scripts/vm.sh $(BZIMAGE) vmtest-$(KERNEL) $(B)/vmtest-$(KERNEL).suites \
-		$(B)/selftests/$(KERNEL)-64/install=/selftests/64 \
-		$(B)/selftests/$(KERNEL)-32/install=/selftests/32 \
+		$(foreach b,$(BITS),$(B)/selftests/$(KERNEL)-$(b)/install=/selftests/$(b)) \
 		$(B)/samples=/samples scripts/guest=/guest \
 		$(B)/guest-bin=/guest-bin $(B)/modules/$(KERNEL)=/modules
 
@@ -225,6 +252,16 @@ check-nomemfd:
 	@rm -f $(RES)/vmtest-nomemfd.json
 	-@$(MAKE) nomemfd-results
 	@python3 scripts/results.py summary $(RES)/vmtest-nomemfd.json
+
+# The arm64 lanes, not part of check (two cold kernel builds with clang):
+# the 4K-page kernel runs what vmtest runs on x86_64, 64-bit (aarch64) and
+# 32-bit (armhf, compat) programs; the 16K-page kernel the 64-bit ones.
+check-arm64:
+	@rm -f $(RES)/vmtest-arm64.json $(RES)/vmtest-arm64-16k.json
+	-@$(MAKE) KERNEL=arm64 vmtest-results
+	-@$(MAKE) KERNEL=arm64-16k vmtest-results
+	@python3 scripts/results.py summary --strict $(RES)/vmtest-arm64.json \
+		$(RES)/vmtest-arm64-16k.json
 
 kunit:
 	-@$(MAKE) kunit-results

@@ -1,5 +1,7 @@
 #!/bin/bash
-# Configure (tinyconfig + fragments) and build an x86_64 kernel out of tree.
+# Configure (tinyconfig + fragments) and build a kernel out of tree: x86_64
+# with gcc, or arm64 with clang and lld (LLVM=1; Debian's gcc cross compiler
+# cannot be installed next to gcc-multilib).
 #
 # usage: build-kernel.sh SRC OUT FRAGMENT...
 #   SRC       prepared kernel tree (build/linux)
@@ -10,14 +12,22 @@
 # Every option the fragments ask for is checked in the final .config.  The
 # configuration is only regenerated when its inputs changed, and keeps its old
 # mtime when its content did not, so nothing is rebuilt needlessly.
-# Env: JOBS (default nproc).
+# Env: JOBS (default nproc), KARCH (x86_64 or arm64, default x86_64).
 set -euo pipefail
 
 src=$(realpath "$1"); out=$(realpath -m "$2"); shift 2
 jobs=${JOBS:-$(nproc)}
-cc=gcc
-command -v ccache >/dev/null && cc="ccache gcc"
-kmake() { make -C "$src" O="$out" ARCH=x86_64 CC="$cc" -j"$jobs" "$@"; }
+karch=${KARCH:-x86_64}
+case $karch in
+x86_64)	compiler=gcc llvm= image=arch/x86/boot/bzImage ;;
+arm64)	compiler=clang llvm=1 image=arch/arm64/boot/Image ;;
+*)	echo "build-kernel: KARCH must be x86_64 or arm64" >&2; exit 2 ;;
+esac
+cc=$compiler
+command -v ccache >/dev/null && cc="ccache $compiler"
+kmake() {
+	make -C "$src" O="$out" ARCH="$karch" ${llvm:+LLVM=1} CC="$cc" -j"$jobs" "$@"
+}
 
 mkdir -p "$out"
 frags=()
@@ -31,7 +41,7 @@ set -- "${frags[@]}"
 #    changed since the last time: the fragments, the compiler, the Kconfig
 #    files.  A regenerated .config that is identical keeps its old mtime.
 stamp=$out/.config-inputs
-inputs=$( { cat "$@"; echo "$cc"; gcc --version | head -1; } | sha256sum)
+inputs=$( { cat "$@"; echo "$cc"; $compiler --version | head -1; } | sha256sum)
 if [ -f "$out/.config" ] && [ "$(cat "$stamp" 2>/dev/null)" = "$inputs" ] &&
    [ -z "$(find "$src" -name 'Kconfig*' -newer "$stamp" -print -quit)" ]; then
 	echo "build-kernel: configuration inputs unchanged, keeping $out/.config"
@@ -81,9 +91,9 @@ echo "$inputs" >"$stamp"
 
 # 3. Build the kernel (and its modules, if it has any) and install the uapi
 #    headers for userspace builds.
-kmake bzImage
+kmake "$(basename "$image")"
 if grep -qx CONFIG_MODULES=y "$out/.config"; then
 	kmake modules
 fi
 kmake -s headers_install >/dev/null
-echo "build-kernel: $out/arch/x86/boot/bzImage"
+echo "build-kernel: $out/$image"

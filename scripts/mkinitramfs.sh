@@ -6,11 +6,19 @@
 #   KSRC     prepared kernel tree (for usr/gen_init_cpio.c)
 #   SUITES   becomes /suites.txt: "FORMAT NAME DIR COMMAND [ARGS...]" a line
 #   HOSTDIR=GUESTDIR  copies the tree HOSTDIR to GUESTDIR in the guest
+# Env: BUSYBOX (default /bin/busybox, the host's); a busybox the host cannot
+# run comes with its list of applets in BUSYBOX.applets
+# (scripts/busybox-foreign.sh).
 set -euo pipefail
 
 ksrc=$1 out=$2 suites=$3; shift 3
 here=$(dirname "$(realpath "$0")")
-busybox=/bin/busybox
+busybox=${BUSYBOX:-/bin/busybox}
+applets() {
+	if [ -f "$busybox.applets" ]; then cat "$busybox.applets"
+	else "$busybox" --list-full
+	fi
+}
 tool=$(dirname "$out")/gen_init_cpio
 
 readelf -l "$busybox" | grep -q "program interpreter" && {
@@ -27,7 +35,7 @@ list=$out.list
 	done
 	echo "nod /dev/console 0600 0 0 c 5 1"
 	echo "file /bin/busybox $busybox 0755 0 0"
-	for app in $("$busybox" --list-full); do
+	for app in $(applets); do
 		[ "$app" = bin/busybox ] || echo "slink /$app /bin/busybox 0777 0 0"
 	done
 	echo "file /init $here/guest/init 0755 0 0"

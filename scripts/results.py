@@ -85,6 +85,8 @@ def scan_kernel_log(lines, need_timestamp=True):
             notes.setdefault(pressure[0], []).append(text.strip())
             last_pressure = i
             continue
+        # arm64 spells it "Call trace:".
+        text = text.replace("Call trace", "Call Trace")
         for pat in KERNEL_BAD:
             if pat == "Call Trace" and pat in text and i - last_pressure <= 4:
                 last_pressure = -100

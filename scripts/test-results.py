@@ -54,6 +54,8 @@ REPORTS = {
     "NULL": "[ 12.000000] BUG: kernel NULL pointer dereference, address: 0000000000000008",
     "panic": "[ 12.000000] Kernel panic - not syncing: Fatal exception",
     "bare trace": "[ 12.000000] Call Trace:",
+    "arm64 trace": "[ 12.000000] Call trace:",
+    "arm64 oops": "[ 12.000000] Internal error: Oops: 0000000096000004 [#1] SMP",
 }
 
 n = 0

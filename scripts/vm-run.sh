@@ -1,9 +1,13 @@
 #!/bin/bash
 # Boot the test VM (qemu, TCG) once: console to stdout and LOG.console,
-# the guest's results channel (ttyS1) to LOG.results.
+# the guest's results channel to LOG.results.  x86_64: a PC, console on
+# ttyS0, results on ttyS1.  arm64: qemu's virt machine (device tree), console
+# on its PL011 (ttyAMA0), results on a virtio console (hvc0), as the machine
+# has a single UART for the guest.
 #
 # usage: vm-run.sh KERNEL INITRAMFS LOG [KERNEL-ARGS...]
-# Env: VM_MEM (512M), VM_SMP (2), VM_TIMEOUT (seconds, 1800), SUITE_TIMEOUT
+# Env: KARCH (x86_64 or arm64, default x86_64),
+# VM_MEM (512M), VM_SMP (2), VM_TIMEOUT (seconds, 1800), SUITE_TIMEOUT
 # (seconds per guest program, the timeout= of the ashmem kselftests'
 # settings file by default), VM_CLOCK (wall: the vCPUs run in parallel
 # threads; insn: one thread, and the guest clock counts instructions, one per
@@ -19,7 +23,21 @@ rm -f "$log.console" "$log.results"
 
 # An oops panics, a panic resets at once, and -no-reboot turns that into
 # qemu exiting; programs may log to /dev/kmsg without rate limit.
-cmdline="console=ttyS0 panic=-1 oops=panic printk.devkmsg=on"
+case ${KARCH:-x86_64} in
+x86_64)	qemu=(qemu-system-x86_64)
+	console=ttyS0
+	results=(-serial file:"$log.results") ;;
+# pauth-impdef: pointer authentication with qemu's own cheap hash instead
+# of QARMA, which is slow to emulate.
+arm64)	qemu=(qemu-system-aarch64 -M virt)
+	cpu=max,pauth-impdef=on
+	console="ttyAMA0 results=/dev/hvc0"
+	results=(-device virtio-serial-device
+		 -chardev file,id=results,path="$log.results"
+		 -device virtconsole,chardev=results) ;;
+*)	echo "vm-run: KARCH must be x86_64 or arm64" >&2; exit 2 ;;
+esac
+cmdline="console=$console panic=-1 oops=panic printk.devkmsg=on"
 settings=$(dirname "$(realpath "$0")")/../tools/testing/selftests/ashmem/settings
 cmdline+=" suite_timeout=${SUITE_TIMEOUT:-$(sed -n 's/^timeout=//p' "$settings")} $*"
 
@@ -46,10 +64,10 @@ fi
 echo "vm-run: qemu ${VM_SMP:-2} vCPUs ${VM_MEM:-512M} in $nodes node(s) (TCG, ${VM_CLOCK:-wall} clock), timeout ${VM_TIMEOUT:-1800}s; log: $log.console"
 set +e
 timeout -k 10 "${VM_TIMEOUT:-1800}" \
-	qemu-system-x86_64 -nodefaults -display none -no-reboot \
-		"${accel[@]}" -cpu max "${smp[@]}" -m "${VM_MEM:-512M}" \
+	"${qemu[@]}" -nodefaults -display none -no-reboot \
+		"${accel[@]}" -cpu "${cpu:-max}" "${smp[@]}" -m "${VM_MEM:-512M}" \
 		-kernel "$kernel" -initrd "$initrd" -append "$cmdline" \
-		-serial stdio -serial file:"$log.results" </dev/null |
+		-serial stdio "${results[@]}" </dev/null |
 	tee "$log.console"
 rc=${PIPESTATUS[0]}
 set -e

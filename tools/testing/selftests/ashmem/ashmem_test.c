@@ -575,15 +575,19 @@ FIXTURE(ashmem_size) {
 	int fd;
 };
 
-/* Sizes up to MAX_LFS_FILESIZE are valid; larger ones are not size_t in -m32. */
+/*
+ * Sizes up to MAX_LFS_FILESIZE are valid; larger ones are not size_t in -m32.
+ * A size is @size bytes plus @pages pages of the running kernel.
+ */
 FIXTURE_VARIANT(ashmem_size) {
 	unsigned long long size;
+	int pages;
 };
 
 FIXTURE_VARIANT_ADD(ashmem_size, zero) { .size = 0 };
 FIXTURE_VARIANT_ADD(ashmem_size, one) { .size = 1 };
-FIXTURE_VARIANT_ADD(ashmem_size, page_minus_one) { .size = 4095 };
-FIXTURE_VARIANT_ADD(ashmem_size, page_plus_one) { .size = 4097 };
+FIXTURE_VARIANT_ADD(ashmem_size, page_minus_one) { .pages = 1, .size = -1ULL };
+FIXTURE_VARIANT_ADD(ashmem_size, page_plus_one) { .pages = 1, .size = 1 };
 FIXTURE_VARIANT_ADD(ashmem_size, int_max_plus_one) { .size = 0x80000000ULL };
 /* 2^32 - 1: SIZE_MAX in a 32-bit process, still fine. */
 FIXTURE_VARIANT_ADD(ashmem_size, u32_max) { .size = 0xffffffffULL };
@@ -606,16 +610,17 @@ FIXTURE_TEARDOWN(ashmem_size)
 TEST_F(ashmem_size, set_size_then_use)
 {
 	const int flags = MAP_SHARED | MAP_NORESERVE;
+	unsigned long long want = variant->size + variant->pages * (unsigned long long)pages(1);
 	unsigned long long aligned, npages;
-	size_t size = (size_t)variant->size;
+	size_t size = (size_t)want;
 	off_t last;
 	long got;
 	char *p;
 
-	if (size != variant->size)
+	if (size != want)
 		SKIP(return, "not a size_t value in a 32-bit process");
 	ASSERT_EQ(0, set_size(self->fd, pages(1)));
-	if (variant->size > 0x7fffffffffffffffULL) {
+	if (want > 0x7fffffffffffffffULL) {
 		EXPECT_ERRNO(EINVAL, set_size(self->fd, size));
 		EXPECT_EQ((long)pages(1), xioctl(self->fd, ASHMEM_GET_SIZE, 0));
 		return;
@@ -635,13 +640,13 @@ TEST_F(ashmem_size, set_size_then_use)
 	} else {
 		EXPECT_EQ((long)(int32_t)size, got);
 	}
-	EXPECT_EQ((long long)variant->size, fdinfo_num(self->fd, "size"));
+	EXPECT_EQ((long long)want, fdinfo_num(self->fd, "size"));
 	if (!size) {
 		EXPECT_ERRNO(EINVAL, map_fd(self->fd, pages(1), PROT_RW, MAP_SHARED, 0));
 		return;
 	}
 
-	aligned = (variant->size + pages(1) - 1) & ~(unsigned long long)(pages(1) - 1);
+	aligned = (want + pages(1) - 1) & ~(unsigned long long)(pages(1) - 1);
 	npages = aligned / pages(1);
 	last = (off_t)(aligned - pages(1));
 	/* The last page maps, one more does not; nothing is reserved. */
@@ -650,14 +655,14 @@ TEST_F(ashmem_size, set_size_then_use)
 	munmap(p, pages(1));
 	EXPECT_ERRNO(EINVAL, map_fd(self->fd, pages(2), PROT_RW, flags, last));
 	EXPECT_ERRNO(EINVAL, map_fd(self->fd, pages(1), PROT_RW, flags, (off_t)aligned));
-	EXPECT_EQ((off_t)variant->size, lseek(self->fd, 0, SEEK_END));
+	EXPECT_EQ((off_t)want, lseek(self->fd, 0, SEEK_END));
 	EXPECT_ERRNO(EINVAL, set_size(self->fd, pages(1)));
 
 	/* Pin ranges: len 0 reaches the end, even past 4 GiB. */
 	EXPECT_EQ(ASHMEM_IS_PINNED, pin_op(self->fd, ASHMEM_GET_PIN_STATUS, 0, 0));
 	EXPECT_EQ(0, pin_op(self->fd, ASHMEM_UNPIN, 0, 0));
 	EXPECT_EQ((long long)npages, fdinfo_num(self->fd, "unpinned"));
-	if (npages < 0x100000)
+	if (aligned < 0x100000000ULL)	/* the page past the end, in a u32 offset */
 		EXPECT_ERRNO(EINVAL, pin_pages(self->fd, ASHMEM_PIN, npages, 1));
 	EXPECT_EQ(ASHMEM_IS_UNPINNED, pin_status(self->fd, 0, 1));
 	if (geteuid() == 0) {
@@ -681,33 +686,44 @@ FIXTURE(ashmem_pin_range) {
 	int fd;
 };
 
-/* In bytes; the edges assume 4 KiB pages. */
+/*
+ * An offset or a length is @..._pages pages of the running kernel plus
+ * @..._bytes bytes, modulo 2^32: -1 page is the last page below 4 GiB.
+ */
 FIXTURE_VARIANT(ashmem_pin_range) {
-	uint32_t offset, len;
+	int off_pages, off_bytes, len_pages, len_bytes;
 	bool valid;
 };
 
-FIXTURE_VARIANT_ADD(ashmem_pin_range, whole_len_0) { .offset = 0, .len = 0, .valid = true };
-FIXTURE_VARIANT_ADD(ashmem_pin_range, whole_exact) { .offset = 0, .len = 0x5000, .valid = true };
-FIXTURE_VARIANT_ADD(ashmem_pin_range, last_page) { .offset = 0x4000, .len = 0x1000, .valid = true };
-FIXTURE_VARIANT_ADD(ashmem_pin_range, last_page_len_0) { .offset = 0x4000, .valid = true };
-FIXTURE_VARIANT_ADD(ashmem_pin_range, end_len_0) { .offset = 0x5000, .len = 0 };
-FIXTURE_VARIANT_ADD(ashmem_pin_range, past_end_len_0) { .offset = 0x6000, .len = 0 };
-FIXTURE_VARIANT_ADD(ashmem_pin_range, one_page_past_end) { .offset = 0, .len = 0x6000 };
-FIXTURE_VARIANT_ADD(ashmem_pin_range, crossing_end) { .offset = 0x4000, .len = 0x2000 };
-FIXTURE_VARIANT_ADD(ashmem_pin_range, starting_at_end) { .offset = 0x5000, .len = 0x1000 };
-FIXTURE_VARIANT_ADD(ashmem_pin_range, unaligned_offset) { .offset = 1, .len = 0x1000 };
-FIXTURE_VARIANT_ADD(ashmem_pin_range, unaligned_offset_len_0) { .offset = 0x1001, .len = 0 };
-FIXTURE_VARIANT_ADD(ashmem_pin_range, unaligned_len) { .offset = 0, .len = 0x1001 };
-FIXTURE_VARIANT_ADD(ashmem_pin_range, len_1) { .offset = 0, .len = 1 };
-FIXTURE_VARIANT_ADD(ashmem_pin_range, unaligned_len_below_page) { .offset = 0x1000, .len = 1 };
-FIXTURE_VARIANT_ADD(ashmem_pin_range, offset_u32_max) { .offset = 0xffffffff, .len = 0 };
-FIXTURE_VARIANT_ADD(ashmem_pin_range, len_u32_max) { .offset = 0, .len = 0xffffffff };
-FIXTURE_VARIANT_ADD(ashmem_pin_range, last_u32_page) { .offset = 0xfffff000, .len = 0 };
-FIXTURE_VARIANT_ADD(ashmem_pin_range, len_to_u32_end) { .offset = 0, .len = 0xfffff000 };
-FIXTURE_VARIANT_ADD(ashmem_pin_range, sum_overflows_u32) { .offset = 0xfffff000, .len = 0x2000 };
-FIXTURE_VARIANT_ADD(ashmem_pin_range, sum_overflows_u32_2) { .offset = 0x2000, .len = 0xfffff000 };
-FIXTURE_VARIANT_ADD(ashmem_pin_range, both_u32_top) { .offset = 0xfffff000, .len = 0xfffff000 };
+FIXTURE_VARIANT_ADD(ashmem_pin_range, whole_len_0) { .valid = true };
+FIXTURE_VARIANT_ADD(ashmem_pin_range, whole_exact) { .len_pages = 5, .valid = true };
+FIXTURE_VARIANT_ADD(ashmem_pin_range, last_page) {
+	.off_pages = 4, .len_pages = 1, .valid = true,
+};
+
+FIXTURE_VARIANT_ADD(ashmem_pin_range, last_page_len_0) { .off_pages = 4, .valid = true };
+FIXTURE_VARIANT_ADD(ashmem_pin_range, end_len_0) { .off_pages = 5 };
+FIXTURE_VARIANT_ADD(ashmem_pin_range, past_end_len_0) { .off_pages = 6 };
+FIXTURE_VARIANT_ADD(ashmem_pin_range, one_page_past_end) { .len_pages = 6 };
+FIXTURE_VARIANT_ADD(ashmem_pin_range, crossing_end) { .off_pages = 4, .len_pages = 2 };
+FIXTURE_VARIANT_ADD(ashmem_pin_range, starting_at_end) { .off_pages = 5, .len_pages = 1 };
+FIXTURE_VARIANT_ADD(ashmem_pin_range, unaligned_offset) { .off_bytes = 1, .len_pages = 1 };
+FIXTURE_VARIANT_ADD(ashmem_pin_range, unaligned_offset_len_0) { .off_pages = 1, .off_bytes = 1 };
+FIXTURE_VARIANT_ADD(ashmem_pin_range, unaligned_len) { .len_pages = 1, .len_bytes = 1 };
+FIXTURE_VARIANT_ADD(ashmem_pin_range, len_1) { .len_bytes = 1 };
+FIXTURE_VARIANT_ADD(ashmem_pin_range, unaligned_len_below_page) { .off_pages = 1, .len_bytes = 1 };
+FIXTURE_VARIANT_ADD(ashmem_pin_range, offset_u32_max) { .off_bytes = -1 };
+FIXTURE_VARIANT_ADD(ashmem_pin_range, len_u32_max) { .len_bytes = -1 };
+FIXTURE_VARIANT_ADD(ashmem_pin_range, last_u32_page) { .off_pages = -1 };
+FIXTURE_VARIANT_ADD(ashmem_pin_range, len_to_u32_end) { .len_pages = -1 };
+FIXTURE_VARIANT_ADD(ashmem_pin_range, sum_overflows_u32) { .off_pages = -1, .len_pages = 2 };
+FIXTURE_VARIANT_ADD(ashmem_pin_range, sum_overflows_u32_2) { .off_pages = 2, .len_pages = -1 };
+FIXTURE_VARIANT_ADD(ashmem_pin_range, both_u32_top) { .off_pages = -1, .len_pages = -1 };
+
+static uint32_t pin_edge(int npages, int bytes)
+{
+	return (uint32_t)((long long)npages * (long long)pages(1) + bytes);
+}
 
 /* The area of the edge tests: 4 pages + 1 byte; -1 if skipped. */
 static int edge_area(struct __test_metadata *_metadata)
@@ -716,8 +732,6 @@ static int edge_area(struct __test_metadata *_metadata)
 
 	if (fd < 0)
 		return -1;
-	if (pages(1) != 4096)
-		SKIP(return -1, "the edges assume 4 KiB pages");
 	ASSERT_EQ(0, set_size(fd, pages(4) + 1));
 	return fd;
 }
@@ -736,7 +750,8 @@ FIXTURE_TEARDOWN(ashmem_pin_range)
 
 TEST_F(ashmem_pin_range, pin_unpin_status)
 {
-	uint32_t off = variant->offset, len = variant->len;
+	uint32_t off = pin_edge(variant->off_pages, variant->off_bytes);
+	uint32_t len = pin_edge(variant->len_pages, variant->len_bytes);
 	long long covered;
 
 	if (!variant->valid) {
@@ -818,23 +833,39 @@ FIXTURE(ashmem_mmap_edge) {
 	int fd;
 };
 
-/* In bytes; the edges assume 4 KiB pages. */
+/* A length or an offset is @..._pages pages plus @..._bytes bytes. */
 FIXTURE_VARIANT(ashmem_mmap_edge) {
-	size_t len;
-	unsigned long long offset;
+	int len_pages, len_bytes;
+	long long off_pages;
+	unsigned long long off_bytes;
 	int err;
 };
 
-FIXTURE_VARIANT_ADD(ashmem_mmap_edge, whole) { 0x5000, 0 };
-FIXTURE_VARIANT_ADD(ashmem_mmap_edge, last_page) { 0x1000, 0x4000 };
-FIXTURE_VARIANT_ADD(ashmem_mmap_edge, unaligned_length_rounds_up) { 0x1001, 0 };
-FIXTURE_VARIANT_ADD(ashmem_mmap_edge, length_zero) { 0, 0, EINVAL };
-FIXTURE_VARIANT_ADD(ashmem_mmap_edge, one_page_too_long) { 0x6000, 0, EINVAL };
-FIXTURE_VARIANT_ADD(ashmem_mmap_edge, crossing_end) { 0x2000, 0x4000, EINVAL };
-FIXTURE_VARIANT_ADD(ashmem_mmap_edge, at_end) { 0x1000, 0x5000, EINVAL };
-FIXTURE_VARIANT_ADD(ashmem_mmap_edge, unaligned_offset) { 0x1000, 1, EINVAL };
-FIXTURE_VARIANT_ADD(ashmem_mmap_edge, offset_past_4g) { 0x1000, 0x100000000ULL, EINVAL };
-FIXTURE_VARIANT_ADD(ashmem_mmap_edge, offset_huge) { 0x1000, 0x7ffffffffffff000ULL, EINVAL };
+FIXTURE_VARIANT_ADD(ashmem_mmap_edge, whole) { .len_pages = 5 };
+FIXTURE_VARIANT_ADD(ashmem_mmap_edge, last_page) { .len_pages = 1, .off_pages = 4 };
+FIXTURE_VARIANT_ADD(ashmem_mmap_edge, unaligned_length_rounds_up) {
+	.len_pages = 1, .len_bytes = 1,
+};
+
+FIXTURE_VARIANT_ADD(ashmem_mmap_edge, length_zero) { .err = EINVAL };
+FIXTURE_VARIANT_ADD(ashmem_mmap_edge, one_page_too_long) { .len_pages = 6, .err = EINVAL };
+FIXTURE_VARIANT_ADD(ashmem_mmap_edge, crossing_end) {
+	.len_pages = 2, .off_pages = 4, .err = EINVAL,
+};
+
+FIXTURE_VARIANT_ADD(ashmem_mmap_edge, at_end) { .len_pages = 1, .off_pages = 5, .err = EINVAL };
+FIXTURE_VARIANT_ADD(ashmem_mmap_edge, unaligned_offset) {
+	.len_pages = 1, .off_bytes = 1, .err = EINVAL,
+};
+
+FIXTURE_VARIANT_ADD(ashmem_mmap_edge, offset_past_4g) {
+	.len_pages = 1, .off_bytes = 0x100000000ULL, .err = EINVAL,
+};
+
+/* The last page below 2^63. */
+FIXTURE_VARIANT_ADD(ashmem_mmap_edge, offset_huge) {
+	.len_pages = 1, .off_pages = -1, .off_bytes = 0x8000000000000000ULL, .err = EINVAL,
+};
 
 FIXTURE_SETUP(ashmem_mmap_edge)
 {
@@ -849,8 +880,9 @@ FIXTURE_TEARDOWN(ashmem_mmap_edge)
 TEST_F(ashmem_mmap_edge, shared_and_private)
 {
 	static const int types[] = { MAP_PRIVATE, MAP_SHARED };
-	size_t len = variant->len;
-	off_t off = variant->offset;
+	size_t len = pages(variant->len_pages) + variant->len_bytes;
+	off_t off = (off_t)(variant->off_bytes +
+			    (unsigned long long)variant->off_pages * pages(1));
 	unsigned long id;
 	unsigned int i;
 
@@ -1320,7 +1352,8 @@ TEST_F(mapping, map_fixed_over_and_under)
 }
 
 #define THP_SHMEM	"/sys/kernel/mm/transparent_hugepage/shmem_enabled"
-#define HUGE		((size_t)2 << 20)
+/* A PMD maps a page of 8-byte entries: 2 MiB with 4K pages, 32 MiB with 16K. */
+#define HUGE		(pages(1) * (pages(1) / 8))
 
 /* The number after "@key:" in the smaps entry of the mapping at @addr, or -1. */
 static long smaps_kb(const void *addr, const char *key)
@@ -1328,6 +1361,29 @@ static long smaps_kb(const void *addr, const char *key)
 	char val[64];
 
 	return smaps_get(addr, key, val, sizeof(val)) ? -1 : strtol(val, NULL, 10);
+}
+
+/*
+ * Every count in pages here is in sysconf(_SC_PAGESIZE) pages: that must be
+ * the kernel's page (4K, 16K or 64K on arm64), and an area of 2 pages + 1
+ * byte must count 3 of them.
+ */
+TEST_F(ashmem, page_size_is_the_kernel_page)
+{
+	char *p;
+
+	ASSERT_LE(0, self->fd);
+	TH_LOG("page size %zu", pages(1));
+	EXPECT_EQ(0, pages(1) & (pages(1) - 1));
+	EXPECT_LE(4096, pages(1));
+	p = area_map(self->fd, pages(2) + 1, PROT_RW, MAP_SHARED);
+	ASSERT_MAPPED(p);
+	EXPECT_EQ((long)(pages(1) / 1024), smaps_kb(p, "KernelPageSize"));
+	EXPECT_EQ(-1, touch_pages(p, 3, true));
+	EXPECT_PAGE_COUNTS(self->fd, 3, 0, 0);
+	EXPECT_EQ(0, pin_op(self->fd, ASHMEM_UNPIN, pages(2), pages(1)));
+	EXPECT_PAGE_COUNTS(self->fd, 2, 1, 0);
+	munmap(p, pages(3));
 }
 
 /*
@@ -1704,7 +1760,8 @@ TEST_F_TIMEOUT(ashmem, offsets_past_2gib, 120)
 {
 	const int flags = MAP_SHARED | MAP_NORESERVE;
 	const size_t size = (size_t)3 << 30;
-	const off_t off = (off_t)5 << 29, past = off + 12345;
+	/* @past: unaligned, in the hole after the data page at @off. */
+	const off_t off = (off_t)5 << 29, past = off + pages(1) + 12345;
 	char buf[32], *win;
 
 	ASSERT_EQ(0, set_size(self->fd, size));
