@@ -25,7 +25,8 @@ export CCACHE_NOHASHDIR := 1
 # files, then FRAGMENTS_NAME, merged on top of tinyconfig: a lane's fragment
 # can override what the tests ask for (the debug lane builds ashmem as a
 # module).  A new lane is one more FRAGMENTS_ line and a fragment in configs/.
-KERNEL           ?= x86_64
+# ARCH=arm64 (as for the kernel's own makefiles) picks the arm64 lane.
+KERNEL           ?= $(if $(filter arm64,$(ARCH)),arm64,x86_64)
 FRAGMENTS_x86_64 := configs/x86_64.config
 FRAGMENTS_debug  := configs/x86_64.config configs/debug.config
 FRAGMENTS_nomemfd := configs/x86_64.config configs/nomemfd.config
@@ -78,7 +79,7 @@ export VM_MEM VM_SMP VM_TIMEOUT SUITE_TIMEOUT
 
 .PHONY: help deps prepare kernel selftests samples guest-bin kunit kunit-results \
 	vmtest vmtest-results stress-results numa-results soak soak-results debug-results \
-	nomemfd-results check-nomemfd check-arm64 check check-fast run \
+	nomemfd-results check-nomemfd arm64-results check-arm64 check check-fast run \
 	bench patches series series-results lint lint-results docs docs-results \
 	clean distclean
 
@@ -87,9 +88,9 @@ help:
 	@echo "make check      KUnit, then in the VM: kselftests (64-bit, 32-bit), the demo, the"
 	@echo "                fuzzer, the stress program (256M), and all of it again on the"
 	@echo "                debug kernel (KASAN, lockdep, kmemleak) and on Debian's kernel with"
-	@echo "                the DKMS module;"
+	@echo "                the DKMS module, and the vmtest programs on the arm64 kernel (4K pages);"
 	@echo "                ends with 'N passed, N failed, N skipped', non-zero exit on any problem"
-	@echo "make check-fast the same without the debug and Debian kernels"
+	@echo "make check-fast the same without the debug, Debian and arm64 kernels"
 	@echo "make deps       install missing Debian packages (apt-get, as root or via sudo)"
 	@echo "make prepare    make $(KSRC) the git checkout of the series (patches/*.txt) on 6.12"
 	@echo "make kernel     build $(BZIMAGE) (KERNEL=$(KERNEL))"
@@ -100,7 +101,7 @@ help:
 	@echo "make check-nomemfd  the x86_64 kernel without the ashmem ioctls of memfd files:"
 	@echo "                every one must answer ENOTTY on a memfd (64-bit, 32-bit)"
 	@echo "make check-arm64  the arm64 kernel (qemu virt): the vmtest programs 64-bit and"
-	@echo "                32-bit with 4K pages, 64-bit with 16K pages; make run KERNEL=arm64"
+	@echo "                32-bit with 4K pages, 64-bit with 16K pages; make run ARCH=arm64"
 	@echo "make soak       the reclaim matrix (ashmem_reclaim), SOAK_RUNS=$(SOAK_RUNS) runs of every shape"
 	@echo "make bench      run ashmem_bench (64-bit) in the VM, instruction then wall clock; BENCH_ARGS=\"--quick\""
 	@echo "make patches    write the series (git format-patch, cover letter) to $(B)/patches"
@@ -253,9 +254,13 @@ check-nomemfd:
 	-@$(MAKE) nomemfd-results
 	@python3 scripts/results.py summary $(RES)/vmtest-nomemfd.json
 
-# The arm64 lanes, not part of check (two cold kernel builds with clang):
-# the 4K-page kernel runs what vmtest runs on x86_64, 64-bit (aarch64) and
-# 32-bit (armhf, compat) programs; the 16K-page kernel the 64-bit ones.
+# The arm64 lanes: the 4K-page kernel runs what vmtest runs on x86_64,
+# 64-bit (aarch64) and 32-bit (armhf, compat) programs, in check too; the
+# 16K-page kernel the 64-bit ones, in check-arm64 only (one more kernel
+# built with clang).
+arm64-results:
+	$(MAKE) KERNEL=arm64 vmtest-results
+
 check-arm64:
 	@rm -f $(RES)/vmtest-arm64.json $(RES)/vmtest-arm64-16k.json
 	-@$(MAKE) KERNEL=arm64 vmtest-results
@@ -305,7 +310,7 @@ series lint docs:
 # Every step runs even if an earlier one failed; a step that could not
 # finish leaves no result file, which the summary counts as a failure, and
 # each result file is held to its manifest (manifests/, scripts/results.py).
-# check is check-fast plus the debug and distro lanes; the nomemfd lane,
+# check is check-fast plus the debug, distro and arm64 lanes; the nomemfd lane,
 # a kernel build of its own, is check-nomemfd.
 RES_kunit  := $(RES)/kunit.json
 RES_vmtest := $(RES)/vmtest-$(KERNEL).json
@@ -316,8 +321,9 @@ RES_lint   := $(RES)/lint.json
 RES_docs   := $(RES)/docs.json
 RES_debug  := $(RES)/vmtest-debug.json
 RES_distro := $(RES)/distro-$(DISTRO).json
+RES_arm64  := $(RES)/vmtest-arm64.json
 check-fast: STEPS := kunit vmtest stress numa series lint docs
-check:      STEPS := kunit vmtest stress numa series lint docs debug distro
+check:      STEPS := kunit vmtest stress numa series lint docs debug distro arm64
 check-fast check:
 	@rm -f $(foreach s,$(STEPS),$(RES_$(s)))
 	@for step in $(STEPS); do $(MAKE) $$step-results || true; done
