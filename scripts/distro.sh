@@ -53,7 +53,9 @@ setup() {	# KVER DEBDIR OUT
 
 	name=$(dpkg-deb -f "$deb" Package) version=$(dpkg-deb -f "$deb" Version)
 	echo "distro: installing $name $version"
-	DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --reinstall "$(realpath "$deb")"
+	# The version is the date of the commit built: a checkout older than
+	# the package installed before it is a downgrade.
+	DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --reinstall --allow-downgrades "$(realpath "$deb")"
 	# The package builds for the running kernel and the newest installed one.
 	if ! dkms status -m ashmem -v "$version" -k "$kver" | grep -q ': installed'; then
 		$sudo dkms install -m ashmem -v "$version" -k "$kver"
