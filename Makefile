@@ -78,7 +78,8 @@ RUN_KERNEL_ARGS ?= quiet
 export VM_MEM VM_SMP VM_TIMEOUT SUITE_TIMEOUT
 
 .PHONY: help deps prepare kernel selftests samples guest-bin kunit kunit-results \
-	vmtest vmtest-results stress-results numa-results soak soak-results debug-results \
+	vmtest vmtest-results stress-results numa-results nokmem-results soak soak-results \
+	debug-results \
 	nomemfd-results check-nomemfd arm64-results check-arm64 check check-fast run \
 	bench patches series series-results lint lint-results docs docs-results \
 	clean distclean
@@ -86,7 +87,8 @@ export VM_MEM VM_SMP VM_TIMEOUT SUITE_TIMEOUT
 help:
 	@echo "make run        boot the kernel and run the ashmem demo (samples/ashmem)"
 	@echo "make check      KUnit, then in the VM: kselftests (64-bit, 32-bit), the demo, the"
-	@echo "                fuzzer, the stress program (256M), and all of it again on the"
+	@echo "                fuzzer, the stress program (256M), the cgroup tests with"
+	@echo "                cgroup.memory=nokmem, and all of it again on the"
 	@echo "                debug kernel (KASAN, lockdep, kmemleak) and on Debian's kernel with"
 	@echo "                the DKMS module, and the vmtest programs on the arm64 kernel (4K pages);"
 	@echo "                ends with 'N passed, N failed, N skipped', non-zero exit on any problem"
@@ -200,9 +202,30 @@ numa-results: selftests
 		$(B)/selftests/$(KERNEL)-64/install=/selftests/64 \
 		$(B)/selftests/$(KERNEL)-32/install=/selftests/32
 
+# The nokmem lane: the same kernel booted with cgroup.memory=nokmem, as
+# many Android devices boot.  list_lru then keeps one list per node for
+# every cgroup, and a cgroup's reclaim must find its own ranges on it:
+# ashmem_memcg and the cgroup shapes of ashmem_reclaim, 64-bit and 32-bit,
+# after a check that the option is in force.
+NOKMEM_SHAPES := cgroup_limit filled_elsewhere unpinned_elsewhere created_in_root \
+	two_cgroups splits_at_limit
+NOKMEM_RUNS   ?= 2
+nokmem-suites = echo "plain nokmem-in-force / grep -qw cgroup.memory=nokmem /proc/cmdline"; \
+	for b in 64 32; do \
+		echo "tap ashmem_memcg-nokmem-$$b /selftests/$$b/ashmem ./ashmem_memcg"; \
+		echo "tap ashmem_reclaim-nokmem-$$b /selftests/$$b/ashmem env ASHMEM_RECLAIM_RUNS=$(1) ./ashmem_reclaim $(NOKMEM_SHAPES:%=-v %)"; \
+	done
+nokmem-results: selftests
+	@{ $(call nokmem-suites,$(NOKMEM_RUNS)); } >$(B)/nokmem-$(KERNEL).suites
+	KERNEL_ARGS=cgroup.memory=nokmem bash scripts/vm.sh $(BZIMAGE) nokmem-$(KERNEL) \
+		$(B)/nokmem-$(KERNEL).suites \
+		$(B)/selftests/$(KERNEL)-64/install=/selftests/64 \
+		$(B)/selftests/$(KERNEL)-32/install=/selftests/32
+
 # The reclaim soak: every shape of ashmem_reclaim SOAK_RUNS times, 64-bit
 # and 32-bit; the shapes on one node, then the two NUMA shapes (pages on
-# node 1, pages interleaved over both) on two.
+# node 1, pages interleaved over both) on two, then the cgroup shapes
+# with cgroup.memory=nokmem.
 SOAK_RUNS ?= 100
 SOAK_NUMA := numa_node1 interleaved
 soak-results: selftests
@@ -218,10 +241,17 @@ soak-results: selftests
 		bash scripts/vm.sh $(BZIMAGE) soak-numa-$(KERNEL) $(B)/soak-numa-$(KERNEL).suites \
 		$(B)/selftests/$(KERNEL)-64/install=/selftests/64 \
 		$(B)/selftests/$(KERNEL)-32/install=/selftests/32
+	@{ $(call nokmem-suites,$(SOAK_RUNS)); } >$(B)/soak-nokmem-$(KERNEL).suites
+	SUITE_TIMEOUT=$$(( $(SOAK_RUNS) * 40 )) VM_TIMEOUT=$$(( $(SOAK_RUNS) * 100 )) \
+		KERNEL_ARGS=cgroup.memory=nokmem \
+		bash scripts/vm.sh $(BZIMAGE) soak-nokmem-$(KERNEL) $(B)/soak-nokmem-$(KERNEL).suites \
+		$(B)/selftests/$(KERNEL)-64/install=/selftests/64 \
+		$(B)/selftests/$(KERNEL)-32/install=/selftests/32
 
 soak:
 	-@$(MAKE) soak-results
-	@python3 scripts/results.py summary $(RES)/soak-$(KERNEL).json $(RES)/soak-numa-$(KERNEL).json
+	@python3 scripts/results.py summary $(RES)/soak-$(KERNEL).json $(RES)/soak-numa-$(KERNEL).json \
+		$(RES)/soak-nokmem-$(KERNEL).json
 
 # The debug lane: KASAN, lockdep, KFENCE, kmemleak... (configs/debug.config),
 # with ashmem as a module.  First every detector the log scan relies on
@@ -318,14 +348,15 @@ RES_kunit  := $(RES)/kunit.json
 RES_vmtest := $(RES)/vmtest-$(KERNEL).json
 RES_stress := $(RES)/stress-$(KERNEL).json
 RES_numa   := $(RES)/numa-$(KERNEL).json
+RES_nokmem := $(RES)/nokmem-$(KERNEL).json
 RES_series := $(RES)/series.json
 RES_lint   := $(RES)/lint.json
 RES_docs   := $(RES)/docs.json
 RES_debug  := $(RES)/vmtest-debug.json
 RES_distro := $(RES)/distro-$(DISTRO).json
 RES_arm64  := $(RES)/vmtest-arm64.json
-check-fast: STEPS := kunit vmtest stress numa series lint docs
-check:      STEPS := kunit vmtest stress numa series lint docs debug distro arm64
+check-fast: STEPS := kunit vmtest stress numa nokmem series lint docs
+check:      STEPS := kunit vmtest stress numa nokmem series lint docs debug distro arm64
 check-fast check:
 	@rm -f $(foreach s,$(STEPS),$(RES_$(s)))
 	@for step in $(STEPS); do $(MAKE) $$step-results || true; done
