@@ -41,20 +41,33 @@ kver() {	# SERIES
 # KVER: leaves the module in OUT/ashmem.ko, and the package's installed
 # modules-load.d file in OUT/modules-load.d/, from which the guest loads it.
 setup() {	# KVER DEBDIR OUT
-	local kver=$1 out=$3 debs deb name version ko vermagic
+	local kver=$1 out=$3 debs deb name version image ko vermagic
 	debs=("$2"/ashmem-dkms_*_all.deb)
 	[ ${#debs[@]} = 1 ] && [ -f "${debs[0]}" ] || {
 		echo "distro: not one ashmem-dkms package in $2: ${debs[*]}" >&2; return 1; }
 	deb=${debs[0]}
-	bash "$here/deps.sh" dkms "linux-headers-$kver"
-	[ -f "/boot/vmlinuz-$kver" ] || {
-		echo "distro: no /boot/vmlinuz-$kver after installing linux-headers-$kver" >&2
-		return 1; }
 
+	# The package first: installing a kernel's headers has DKMS build
+	# every package it has for that kernel, and an older package that
+	# excludes the kernel fails the headers' install on Debian 12.
 	name=$(dpkg-deb -f "$deb" Package) version=$(dpkg-deb -f "$deb" Version)
 	echo "distro: installing $name $version"
 	DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --reinstall "$(realpath "$deb")"
-	# The package builds for the running kernel and the newest installed one.
+
+	# The signed image, or the unsigned one while Debian has not signed
+	# it yet (6.1.0-57); the headers do not pull either in.
+	image=
+	if [ ! -f "/boot/vmlinuz-$kver" ]; then
+		image=linux-image-$kver
+		apt-cache show "$image" >/dev/null 2>&1 || image+=-unsigned
+	fi
+	bash "$here/deps.sh" dkms "linux-headers-$kver" $image
+	[ -f "/boot/vmlinuz-$kver" ] || {
+		echo "distro: no /boot/vmlinuz-$kver after installing ${image:-linux-headers-$kver}" >&2
+		return 1; }
+
+	# The package builds for the running kernel and the newest installed
+	# one, the headers' install for theirs.
 	if ! dkms status -m ashmem -v "$version" -k "$kver" | grep -q ': installed'; then
 		$sudo dkms install -m ashmem -v "$version" -k "$kver"
 	fi
