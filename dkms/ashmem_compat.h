@@ -310,6 +310,26 @@ static inline bool ashmem_compat_list_lru_del(struct list_lru *lru,
 #define list_lru_add ashmem_compat_list_lru_add
 #define list_lru_del ashmem_compat_list_lru_del
 
+/*
+ * With kmem accounting off (cgroup.memory=nokmem) list_lru puts every
+ * cgroup's items on the lists of the root.  6.12's list_lru then says it
+ * is not cgroup aware, which ashmem_lru_shared() goes by; 6.1's says it
+ * is, and a cgroup would be flagged for the shrinker only when a node's
+ * list gets its first range, and its reclaim would purge any cgroup's.
+ * 6.1 does not export mem_cgroup_kmem_disabled(): kmem accounting is off
+ * when the kmalloc caches for accounted allocations are the plain ones.
+ */
+static inline bool ashmem_compat_kmem_disabled(void)
+{
+	unsigned int i = kmalloc_index(8);
+
+	return kmalloc_caches[KMALLOC_CGROUP][i] ==
+	       kmalloc_caches[KMALLOC_NORMAL][i];
+}
+
+#undef list_lru_init_memcg
+#define list_lru_init_memcg(lru, shrinker) \
+	__list_lru_init((lru), !ashmem_compat_kmem_disabled(), NULL, (shrinker))
 #endif
 
 #ifndef ASHMEM_HAVE_SHRINKER_ALLOC
