@@ -191,8 +191,8 @@ stress-results: selftests
 		$(B)/selftests/$(KERNEL)-32/install=/selftests/32
 
 # The NUMA lane: the same kernel on two memory nodes (VM_NUMA=2), for
-# reclaim when the pressure is on one node: ashmem_reclaim (whose node 1
-# shape needs a second node) and ashmem_memcg, 64-bit and 32-bit.
+# reclaim when the pressure is on one node: ashmem_reclaim (whose NUMA
+# shapes need a second node) and ashmem_memcg, 64-bit and 32-bit.
 numa-results: selftests
 	@for b in 64 32; do for p in ashmem_reclaim ashmem_memcg; do \
 		echo "tap $$p-$$b /selftests/$$b/ashmem ./$$p"; done; done >$(B)/numa-$(KERNEL).suites
@@ -201,18 +201,20 @@ numa-results: selftests
 		$(B)/selftests/$(KERNEL)-32/install=/selftests/32
 
 # The reclaim soak: every shape of ashmem_reclaim SOAK_RUNS times, 64-bit
-# and 32-bit; the shapes on one node, then the node 1 shape on two.
+# and 32-bit; the shapes on one node, then the two NUMA shapes (pages on
+# node 1, pages interleaved over both) on two.
 SOAK_RUNS ?= 100
+SOAK_NUMA := numa_node1 interleaved
 soak-results: selftests
-	@for b in 64 32; do echo "tap reclaim-$$b /selftests/$$b/ashmem env ASHMEM_RECLAIM_RUNS=$(SOAK_RUNS) ./ashmem_reclaim -V numa_node1"; \
+	@for b in 64 32; do echo "tap reclaim-$$b /selftests/$$b/ashmem env ASHMEM_RECLAIM_RUNS=$(SOAK_RUNS) ./ashmem_reclaim $(SOAK_NUMA:%=-V %)"; \
 		done >$(B)/soak-$(KERNEL).suites
-	@for b in 64 32; do echo "tap reclaim-numa-$$b /selftests/$$b/ashmem env ASHMEM_RECLAIM_RUNS=$(SOAK_RUNS) ./ashmem_reclaim -v numa_node1"; \
+	@for b in 64 32; do echo "tap reclaim-numa-$$b /selftests/$$b/ashmem env ASHMEM_RECLAIM_RUNS=$(SOAK_RUNS) ./ashmem_reclaim $(SOAK_NUMA:%=-v %)"; \
 		done >$(B)/soak-numa-$(KERNEL).suites
-	SUITE_TIMEOUT=$$(( $(SOAK_RUNS) * 60 )) VM_TIMEOUT=$$(( $(SOAK_RUNS) * 130 )) \
+	SUITE_TIMEOUT=$$(( $(SOAK_RUNS) * 90 )) VM_TIMEOUT=$$(( $(SOAK_RUNS) * 200 )) \
 		bash scripts/vm.sh $(BZIMAGE) soak-$(KERNEL) $(B)/soak-$(KERNEL).suites \
 		$(B)/selftests/$(KERNEL)-64/install=/selftests/64 \
 		$(B)/selftests/$(KERNEL)-32/install=/selftests/32
-	SUITE_TIMEOUT=$$(( $(SOAK_RUNS) * 15 )) VM_TIMEOUT=$$(( $(SOAK_RUNS) * 35 )) VM_NUMA=2 \
+	SUITE_TIMEOUT=$$(( $(SOAK_RUNS) * 30 )) VM_TIMEOUT=$$(( $(SOAK_RUNS) * 70 )) VM_NUMA=2 \
 		bash scripts/vm.sh $(BZIMAGE) soak-numa-$(KERNEL) $(B)/soak-numa-$(KERNEL).suites \
 		$(B)/selftests/$(KERNEL)-64/install=/selftests/64 \
 		$(B)/selftests/$(KERNEL)-32/install=/selftests/32
@@ -342,15 +344,17 @@ run: samples
 # Two boots: the guest clock counting instructions (one vCPU thread, no
 # noise from the host; measure 2 needs parallel vCPUs and is left out), then
 # wall-clock time with the vCPUs in parallel threads.
+# Measure 7 reads its clean page cache from a blank virtio disk.
 bench: SUITE_TIMEOUT := 1800
+bench: export VM_DISK := 128M
 bench: selftests
-	@echo "plain ashmem_bench /selftests/64/ashmem ./ashmem_bench --insn $(BENCH_ARGS)" \
+	@echo "plain ashmem_bench /selftests/64/ashmem ./ashmem_bench --insn --cache /dev/vda $(BENCH_ARGS)" \
 		>$(B)/bench-insn.suites
-	@echo "plain ashmem_bench /selftests/64/ashmem ./ashmem_bench $(BENCH_ARGS)" >$(B)/bench.suites
-	@echo "== bench, instruction clock (qemu -icount): measures 1, 3-6"
+	@echo "plain ashmem_bench /selftests/64/ashmem ./ashmem_bench --cache /dev/vda $(BENCH_ARGS)" >$(B)/bench.suites
+	@echo "== bench, instruction clock (qemu -icount): measures 1, 3-7"
 	VM_CLOCK=insn bash scripts/vm.sh $(BZIMAGE) bench-insn $(B)/bench-insn.suites \
 		$(B)/selftests/$(KERNEL)-64/install=/selftests/64
-	@echo "== bench, wall clock (2 vCPU threads): measures 1-6"
+	@echo "== bench, wall clock (2 vCPU threads): measures 1-7"
 	bash scripts/vm.sh $(BZIMAGE) bench $(B)/bench.suites \
 		$(B)/selftests/$(KERNEL)-64/install=/selftests/64
 	@python3 scripts/results.py summary $(RES)/bench-insn.json $(RES)/bench.json

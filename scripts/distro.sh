@@ -52,7 +52,9 @@ setup() {	# KVER DEBDIR OUT
 	# excludes the kernel fails the headers' install on Debian 12.
 	name=$(dpkg-deb -f "$deb" Package) version=$(dpkg-deb -f "$deb" Version)
 	echo "distro: installing $name $version"
-	DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --reinstall "$(realpath "$deb")"
+	# The version is the date of the commit built: a checkout older than
+	# the package installed before it is a downgrade.
+	DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --reinstall --allow-downgrades "$(realpath "$deb")"
 
 	# The signed image, or the unsigned one while Debian has not signed
 	# it yet (6.1.0-57); the headers do not pull either in.

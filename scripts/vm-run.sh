@@ -13,8 +13,9 @@
 # threads; insn: one thread, and the guest clock counts instructions, one per
 # nanosecond: -icount shift=0), VM_NUMA (memory nodes, default 1; more
 # split the memory and the vCPUs evenly, each node a socket of its own: a
-# cache shared across nodes makes the kernel warn).  Exit status: qemu's,
-# 124 on timeout.
+# cache shared across nodes makes the kernel warn), VM_DISK (a size: the
+# guest gets a blank virtio disk of that size, /dev/vda, for clean page
+# cache).  Exit status: qemu's, 124 on timeout.
 set -euo pipefail
 
 kernel=$1 initrd=$2 log=$3; shift 3
@@ -61,13 +62,20 @@ if [ "$nodes" -gt 1 ]; then
 	done
 fi
 
+disk=()
+if [ -n "${VM_DISK:-}" ]; then
+	rm -f "$log.disk"
+	truncate -s "$VM_DISK" "$log.disk"
+	disk=(-drive "file=$log.disk,if=virtio,format=raw")
+fi
+
 echo "vm-run: qemu ${VM_SMP:-2} vCPUs ${VM_MEM:-512M} in $nodes node(s) (TCG, ${VM_CLOCK:-wall} clock), timeout ${VM_TIMEOUT:-1800}s; log: $log.console"
 set +e
 timeout -k 10 "${VM_TIMEOUT:-1800}" \
 	"${qemu[@]}" -nodefaults -display none -no-reboot \
 		"${accel[@]}" -cpu "${cpu:-max}" "${smp[@]}" -m "${VM_MEM:-512M}" \
 		-kernel "$kernel" -initrd "$initrd" -append "$cmdline" \
-		-serial stdio "${results[@]}" </dev/null |
+		-serial stdio "${results[@]}" "${disk[@]}" </dev/null |
 	tee "$log.console"
 rc=${PIPESTATUS[0]}
 set -e

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * ashmem_bench: six performance measures of /dev/ashmem, each printed as the
+ * ashmem_bench: seven performance measures of /dev/ashmem, each printed as the
  * ratio of two figures measured side by side in one run, against its goal.
  *
  * Every measure compares two (or more) sides.  A repetition takes one sample
@@ -24,8 +24,10 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <limits.h>
 #include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -977,6 +979,212 @@ static void measure_faults(void)
 	report("6", "faults: ashmem / memfd", &sides[0], &sides[1], 1.05);
 }
 
+/*
+ * Measure 7: reclaim itself.  A child in a memory cgroup of its own holds
+ * N MiB of what reclaim can take back, then asks for N MiB more than its
+ * memory.max leaves it; the sample is the time the child takes to obtain
+ * them.  One side holds clean page cache (the cheapest memory the kernel
+ * reclaims: a read of --cache), the other N MiB of unpinned ashmem.  The
+ * ashmem side also counts the pages purged against those the cgroup had to
+ * give back, and a third child, holding the same unpinned area, asks
+ * memory.reclaim for a quarter of it: purged against asked, the over-purge.
+ */
+#define RECLAIM_CG	CG_ROOT "/ashmem_bench"
+#define RECLAIM_SLACK	(8 << 20)	/* memory.max: N MiB and this */
+
+static const char *cache_path;	/* --cache */
+static size_t reclaim_size;
+
+struct reclaim_sample {
+	uint64_t ns;		/* to obtain reclaim_size bytes */
+	long purged, needed;	/* pages */
+};
+
+static long cg_current(void)
+{
+	char buf[64];
+
+	if (read_small(RECLAIM_CG "/memory.current", buf, sizeof(buf)))
+		fail("read %s/memory.current", RECLAIM_CG);
+	return atol(buf);
+}
+
+/* Fills the page cache with @len bytes of --cache, from its start. */
+static void read_cache(size_t len)
+{
+	size_t chunk = 1 << 20, done;
+	char *buf = malloc(chunk);
+	int fd = open(cache_path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0 || !buf)
+		fail("open %s", cache_path);
+	for (done = 0; done < len; done += chunk)
+		if (read(fd, buf, chunk) != (ssize_t)chunk)
+			fail("read %zu bytes of %s at %zu", chunk, cache_path,
+			     done);
+	close(fd);
+	free(buf);
+}
+
+/* Drops what read_cache() left in the page cache. */
+static void drop_cache(void)
+{
+	int fd = open(cache_path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0 || posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED))
+		fail("POSIX_FADV_DONTNEED on %s", cache_path);
+	close(fd);
+}
+
+/* An area of reclaim_size bytes, mapped at *@map, populated and unpinned. */
+static int area_unpinned(char **map)
+{
+	int fd = area_open(reclaim_size);
+
+	*map = map_shared(fd, reclaim_size);
+	dirty_pages(*map, reclaim_size, 1);
+	pin_check(fd, ASHMEM_UNPIN, 0, 0);
+	return fd;
+}
+
+enum reclaim_from { FROM_CACHE, FROM_ASHMEM, FROM_MEMORY_RECLAIM };
+
+/* The child's part of a sample of @from: its results in *@out. */
+static void reclaim_child(enum reclaim_from from, struct reclaim_sample *out)
+{
+	unsigned long npages = reclaim_size / page_size;
+	char *map = NULL, *hog, ask[32];
+	uint64_t t0;
+	long used;
+
+	if (cg_enter(RECLAIM_CG))
+		fail("enter %s", RECLAIM_CG);
+	if (from == FROM_CACHE)
+		read_cache(reclaim_size);
+	else
+		area_unpinned(&map);
+	if (from == FROM_MEMORY_RECLAIM) {
+		out->needed = npages / 4;
+		snprintf(ask, sizeof(ask), "%zu", reclaim_size / 4);
+		if (cg_reclaim(RECLAIM_CG, ask))
+			fail("write %s to memory.reclaim", ask);
+		out->purged = npages - resident(map, reclaim_size);
+		return;
+	}
+	used = cg_current();
+	hog = mmap(NULL, reclaim_size, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (hog == MAP_FAILED)
+		fail("mmap of %zu bytes", reclaim_size);
+	t0 = now_ns();
+	dirty_pages(hog, reclaim_size, 1);
+	out->ns = now_ns() - t0;
+	/* What the cgroup had to give back: usage + new - memory.max. */
+	out->needed = (used + (long)reclaim_size -
+		       (long)(reclaim_size + RECLAIM_SLACK)) / page_size;
+	if (map)
+		out->purged = npages - resident(map, reclaim_size);
+}
+
+/* One sample of @from, in a child; an OOM kill of the child is a failure. */
+static struct reclaim_sample reclaim_sample(enum reclaim_from from)
+{
+	static const char *const what[] = {
+		"clean page cache", "unpinned ashmem", "memory.reclaim",
+	};
+	struct reclaim_sample *res, out;
+	pid_t pid;
+	int st;
+
+	res = mmap(NULL, sizeof(*res), PROT_READ | PROT_WRITE,
+		   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (res == MAP_FAILED)
+		fail("mmap of the results");
+	memset(res, 0, sizeof(*res));
+	pid = fork_child();
+	if (pid < 0)
+		fail("fork");
+	if (!pid) {
+		reclaim_child(from, res);
+		_exit(0);
+	}
+	st = wait_child(pid);
+	if (from == FROM_CACHE)
+		drop_cache();
+	if (st) {
+		errno = 0;
+		fail("the child holding %s ended with status %d%s", what[from],
+		     st, st == 128 + SIGKILL ? " (OOM-killed?)" : "");
+	}
+	out = *res;
+	munmap(res, sizeof(*res));
+	return out;
+}
+
+static void measure_reclaim(void)
+{
+	struct side sd[2], po[2], pr[2];
+	char unit[24], max[32], cg[PATH_MAX];
+	int r;
+
+	reclaim_size = (quick ? 16 : 64) << 20;
+	printf("\n[7] reclaim: a child in a cgroup with memory.max %zu MiB + %d MiB holds %zu MiB\n"
+	       "    that reclaim can take, then writes to %zu MiB of new anonymous memory\n",
+	       reclaim_size >> 20, RECLAIM_SLACK >> 20, reclaim_size >> 20,
+	       reclaim_size >> 20);
+	if (!cache_path) {
+		printf("    skipped: needs --cache, a file or block device for clean page cache\n");
+		return;
+	}
+	if (!cgroup2_memory()) {
+		printf("    skipped: needs cgroup v2 with the memory controller\n");
+		return;
+	}
+	write_file(CG_ROOT "/cgroup.subtree_control", "+memory");
+	rmdir(RECLAIM_CG);
+	snprintf(max, sizeof(max), "%zu", reclaim_size + RECLAIM_SLACK);
+	if (cg_make(CG_ROOT, "ashmem_bench", max, cg))
+		fail("make %s with memory.max %s", RECLAIM_CG, max);
+	drop_cache();
+
+	snprintf(unit, sizeof(unit), "ms/%zuMiB", reclaim_size >> 20);
+	sd[0] = (struct side){ .label = "from unpinned ashmem", .unit = unit,
+			       .fixed = true, .per_op = 1, .div = 1e6,
+			       .iters = 1 };
+	sd[1] = sd[0];
+	sd[1].label = "from clean page cache";
+	po[0] = (struct side){ .label = "pages purged", .unit = "pages",
+			       .fixed = true, .per_op = 1, .div = 1,
+			       .iters = 1 };
+	po[1] = po[0];
+	po[1].label = "pages beyond memory.max";
+	pr[0] = po[0];
+	pr[1] = po[0];
+	pr[1].label = "pages asked by memory.reclaim";
+	for (r = 0; r < reps; r++) {
+		struct reclaim_sample c = reclaim_sample(FROM_CACHE);
+		struct reclaim_sample a = reclaim_sample(FROM_ASHMEM);
+		struct reclaim_sample m = reclaim_sample(FROM_MEMORY_RECLAIM);
+
+		sd[0].v[r] = figure(&sd[0], a.ns);
+		sd[1].v[r] = figure(&sd[1], c.ns);
+		po[0].v[r] = a.purged;
+		po[1].v[r] = a.needed > 0 ? a.needed : 1;
+		pr[0].v[r] = m.purged;
+		pr[1].v[r] = m.needed;
+	}
+	rmdir(RECLAIM_CG);
+	print_side(&sd[0]);
+	print_side(&sd[1]);
+	report("7", "reclaim: ashmem / page cache", &sd[0], &sd[1], 1.2);
+	print_side(&po[0]);
+	print_side(&po[1]);
+	report("7b", "over-purge at memory.max", &po[0], &po[1], 1.5);
+	print_side(&pr[0]);
+	print_side(&pr[1]);
+	report("7c", "over-purge, memory.reclaim", &pr[0], &pr[1], 1.5);
+}
+
 static void print_file(const char *label, const char *path)
 {
 	char buf[256];
@@ -1035,14 +1243,16 @@ static void settle(void)
 static void __noreturn usage(const char *prog, int status)
 {
 	printf("Usage: %s [--device PATH] [--reps N] [--quick] [--sample-ms MS]\n"
-	       "          [--only LIST] [--insn]\n"
+	       "          [--only LIST] [--insn] [--cache PATH]\n"
 	       "  --device PATH    the ashmem device node (default /dev/ashmem)\n"
 	       "  --reps N         repetitions of every sample, 1..%d (default 7; 3 with --quick)\n"
 	       "  --quick          short samples and small sizes, for a smoke run\n"
 	       "  --sample-ms MS   length of a calibrated sample (default 50; 10 with --quick)\n"
-	       "  --only LIST      run only these measures, e.g. 1,4 (default 1-6)\n"
+	       "  --only LIST      run only these measures, e.g. 1,4 (default 1-7)\n"
 	       "  --insn           the clock counts instructions (a VM under qemu -icount\n"
-	       "                   shift=0): label figures so; measure 2 is left out\n",
+	       "                   shift=0): label figures so; measure 2 is left out\n"
+	       "  --cache PATH     a file or block device of at least 64 MiB whose reads\n"
+	       "                   give measure 7 its clean page cache\n",
 	       prog, MAX_REPS);
 	exit(status);
 }
@@ -1056,6 +1266,7 @@ int main(int argc, char **argv)
 		{ "sample-ms", required_argument, NULL, 's' },
 		{ "only", required_argument, NULL, 'o' },
 		{ "insn", no_argument, NULL, 'i' },
+		{ "cache", required_argument, NULL, 'c' },
 		{ "help", no_argument, NULL, 'h' },
 		{ }
 	};
@@ -1065,7 +1276,7 @@ int main(int argc, char **argv)
 	uint64_t step;
 	char *tok;
 
-	while ((c = getopt_long(argc, argv, "d:r:qs:o:ih", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "d:r:qs:o:ic:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'd':
 			device = optarg;
@@ -1087,13 +1298,16 @@ int main(int argc, char **argv)
 			only = 0;
 			for (tok = strtok(optarg, ","); tok; tok = strtok(NULL, ",")) {
 				c = atoi(tok);
-				if (c < 1 || c > 6)
+				if (c < 1 || c > 7)
 					usage(argv[0], 2);
 				only |= 1u << c;
 			}
 			break;
 		case 'i':
 			insn = true;
+			break;
+		case 'c':
+			cache_path = optarg;
 			break;
 		case 'h':
 			usage(argv[0], 0);
@@ -1167,6 +1381,8 @@ int main(int argc, char **argv)
 	}
 	if (only & 1 << 6)
 		measure_faults();
+	if (only & 1 << 7)
+		measure_reclaim();
 	if (purge_fd >= 0)
 		close(purge_fd);
 

@@ -63,17 +63,6 @@ static bool kernel_counts_purges(void)
 	       (major < 6 || (major == 6 && minor < 4));
 }
 
-/* A counter of a cgroup's memory.events ("oom_kill", "max"...), or -1. */
-static long cg_event(const char *cg, const char *key)
-{
-	char path[PATH_MAX + 16], buf[1024];
-
-	snprintf(path, sizeof(path), "%s/memory.events", cg);
-	if (read_small(path, buf, sizeof(buf)))
-		return -1;
-	return key_value(buf, key);
-}
-
 /* An area made from inside @cg, so that it belongs to @cg; unpinned. */
 static int area_in(const char *cg, const char *home, size_t size, char **map)
 {
@@ -435,30 +424,6 @@ TEST_F(memcg, mapped_from_another_cgroup)
 	EXPECT_TRUE(all_bytes(map, 0, pages(n)));
 	munmap(map, pages(n));
 	close(fd);
-}
-
-/* An area created and mapped in @cg, not filled. */
-static int area_mapped_in(const char *cg, const char *home, size_t size,
-			  char **map)
-{
-	int fd = -1;
-
-	if (cg_enter(cg))
-		return -1;
-	fd = open(ASHMEM_DEV, O_RDWR | O_CLOEXEC);
-	if (fd >= 0) {
-		*map = area_map(fd, size, PROT_RW, MAP_SHARED);
-		if (*map == MAP_FAILED) {
-			close(fd);
-			fd = -1;
-		}
-	}
-	if (cg_enter(home)) {
-		if (fd >= 0)
-			close(fd);
-		return -1;
-	}
-	return fd;
 }
 
 /* Who creates an area that another cgroup fills, and who unpins it. */

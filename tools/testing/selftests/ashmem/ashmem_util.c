@@ -335,6 +335,38 @@ int cg_reclaim(const char *cg, const char *size)
 	return 0;
 }
 
+long cg_event(const char *cg, const char *key)
+{
+	char path[PATH_MAX + 16], buf[1024];
+
+	snprintf(path, sizeof(path), "%s/memory.events", cg);
+	if (read_small(path, buf, sizeof(buf)))
+		return -1;
+	return key_value(buf, key);
+}
+
+int area_mapped_in(const char *cg, const char *home, size_t size, char **map)
+{
+	int fd = -1;
+
+	if (cg_enter(cg))
+		return -1;
+	fd = open(ASHMEM_DEV, O_RDWR | O_CLOEXEC);
+	if (fd >= 0) {
+		*map = area_map(fd, size, PROT_RW, MAP_SHARED);
+		if (*map == MAP_FAILED) {
+			close(fd);
+			fd = -1;
+		}
+	}
+	if (cg_enter(home)) {
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	return fd;
+}
+
 int unshare_user_ns(int flags)
 {
 	uid_t uid = geteuid();

@@ -87,6 +87,13 @@ int cg_enter(const char *path);
 int cg_make(const char *top, const char *name, const char *max, char *path);
 /* Writes @size to @cg's memory.reclaim; EAGAIN (less was reclaimed) is fine. */
 int cg_reclaim(const char *cg, const char *size);
+/* A counter of @cg's memory.events ("oom_kill", "max"...), or -1. */
+long cg_event(const char *cg, const char *key);
+/*
+ * An area of @size bytes created and mapped shared at *@map from inside
+ * @cg, not filled; the caller goes back to @home.  Its fd, or -1.
+ */
+int area_mapped_in(const char *cg, const char *home, size_t size, char **map);
 
 /*
  * unshare(CLONE_NEWUSER | @flags), the caller's uid and gid mapped to 0 in
