@@ -107,6 +107,13 @@ static void __noreturn pressure_child(const char *cg, bool unpin)
 	memset(mem, 0x5a, anon);
 
 	purged = fdinfo_num(fd, "purged");
+	/*
+	 * The cgroup is at its limit, and the rest of the area is all it
+	 * could still reclaim: with it pinned, the next page the child
+	 * touches (one of its C library's, copied on write) would find
+	 * nothing to reclaim.  Its anonymous memory goes first.
+	 */
+	munmap(mem, anon);
 	ret = pin_pages(fd, ASHMEM_PIN, 0, area / pages(1));
 	printf("# child in %s: %zu MiB anonymous touched; ", cg, anon / MIB);
 	printf("area pages purged: %lld; PIN returned %d\n", purged, ret);
