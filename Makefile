@@ -342,8 +342,8 @@ series lint docs:
 # Every step runs even if an earlier one failed; a step that could not
 # finish leaves no result file, which the summary counts as a failure, and
 # each result file is held to its manifest (manifests/, scripts/results.py).
-# check is check-fast plus the debug, distro and arm64 lanes; the nomemfd lane,
-# a kernel build of its own, is check-nomemfd.
+# check is check-fast plus the debug, distro (6.12 and 6.1) and arm64
+# lanes; the nomemfd lane, a kernel build of its own, is check-nomemfd.
 RES_kunit  := $(RES)/kunit.json
 RES_vmtest := $(RES)/vmtest-$(KERNEL).json
 RES_stress := $(RES)/stress-$(KERNEL).json
@@ -354,9 +354,11 @@ RES_lint   := $(RES)/lint.json
 RES_docs   := $(RES)/docs.json
 RES_debug  := $(RES)/vmtest-debug.json
 RES_distro := $(RES)/distro-$(DISTRO).json
+RES_distro-6.1 := $(RES)/distro-6.1.json
 RES_arm64  := $(RES)/vmtest-arm64.json
 check-fast: STEPS := kunit vmtest stress numa nokmem series lint docs
-check:      STEPS := kunit vmtest stress numa nokmem series lint docs debug distro arm64
+check:      STEPS := kunit vmtest stress numa nokmem series lint docs debug distro \
+		     distro-6.1 arm64
 check-fast check:
 	@rm -f $(foreach s,$(STEPS),$(RES_$(s)))
 	@for step in $(STEPS); do $(MAKE) $$step-results || true; done

@@ -4,13 +4,13 @@
  * kernel lacks, for the out-of-tree (DKMS) build of the same ashmem.c.
  * Kbuild force-includes this file (-include) ahead of ashmem.c.
  *
- * ashmem's patch series adds a few small helpers to mm.  For each one,
- * Kbuild defines ASHMEM_HAVE_<NAME> if the kernel it builds against has it
- * (a kernel with the series applied): an exported function in the kernel's
- * Module.symvers, a static inline one in its header.  Otherwise the
- * fallback below takes over the name with a macro, so that ashmem.c calls
- * it unchanged.  Each fallback says what it costs compared with the helper
- * it replaces.
+ * ashmem's patch series adds a few small helpers to mm, and ashmem.c is
+ * written against Linux 6.12, some of whose interfaces 6.1 lacks.  For each
+ * one, Kbuild defines ASHMEM_HAVE_<NAME> if the kernel it builds against has
+ * it: an exported function in the kernel's Module.symvers, a name in its
+ * header.  Otherwise the fallback below takes over the name with a macro,
+ * so that ashmem.c calls it unchanged.  Each fallback says what it costs
+ * compared with what it replaces.
  *
  * Adding one: its name to ASHMEM_COMPAT_SYMS (exported) or
  * ASHMEM_COMPAT_INLINES (HEADER:NAME) in Kbuild, and here the kernel header
@@ -20,13 +20,36 @@
 #define _ASHMEM_COMPAT_H
 
 #include <linux/fs.h>
+#include <linux/kernel.h>
 #include <linux/list_lru.h>
 #include <linux/memcontrol.h>
 #include <linux/mm.h>
 #include <linux/sched/mm.h>
 #include <linux/shmem_fs.h>
+#include <linux/shrinker.h>
 #include <linux/slab.h>
 #include <linux/swap.h>
+
+#ifdef ASHMEM_HAVE_SHMEM_KERNEL_FILE_SETUP
+#define ashmem_compat_private_file_setup shmem_kernel_file_setup
+#else
+/*
+ * 6.1 does not export shmem_kernel_file_setup(): shmem_file_setup()
+ * and the flag the other adds, S_PRIVATE, which keeps the inode out of the
+ * LSM hooks from then on.  Only the security hooks of the inode's and the
+ * file's allocation see it, as they see a memfd's.
+ */
+static inline struct file *
+ashmem_compat_private_file_setup(const char *name, loff_t size,
+				 unsigned long flags)
+{
+	struct file *file = shmem_file_setup(name, size, flags);
+
+	if (!IS_ERR(file))
+		file_inode(file)->i_flags |= S_PRIVATE;
+	return file;
+}
+#endif
 
 #ifndef ASHMEM_HAVE_SHMEM_SET_FILE
 /*
@@ -43,7 +66,7 @@ static inline struct file *
 ashmem_compat_shmem_kernel_file_setup(const char *name, loff_t size,
 				      unsigned long flags)
 {
-	struct file *file = shmem_kernel_file_setup(name, size, flags);
+	struct file *file = ashmem_compat_private_file_setup(name, size, flags);
 
 	if (!IS_ERR(file))
 		WRITE_ONCE(ashmem_compat_shmem_fops, file->f_op);
@@ -62,6 +85,8 @@ static inline void ashmem_compat_shmem_set_file(struct vm_area_struct *vma,
 }
 
 #define shmem_set_file ashmem_compat_shmem_set_file
+#elif !defined(ASHMEM_HAVE_SHMEM_KERNEL_FILE_SETUP)
+#define shmem_kernel_file_setup ashmem_compat_private_file_setup
 #endif
 
 #if IS_ENABLED(CONFIG_MEMCG) && !defined(ASHMEM_HAVE_MEMCG_LIST_LRU_ALLOC)
@@ -99,7 +124,28 @@ static inline int ashmem_compat_memcg_list_lru_alloc(struct mem_cgroup *memcg,
 #define memcg_list_lru_alloc ashmem_compat_memcg_list_lru_alloc
 #endif
 
-#ifndef ASHMEM_HAVE_MM_ACCOUNT_RECLAIMED_MEMCG_PAGES
+#ifndef ASHMEM_HAVE_MM_ACCOUNT_RECLAIMED_PAGES
+/*
+ * mm_account_reclaimed_pages() and mm_account_reclaimed_memcg_pages()
+ * (6.4): before, what a shrinker frees counts as progress of the reclaim
+ * that calls it, global or a memory cgroup's, through reclaimed_slab.  The
+ * pages charged to the cgroup being reclaimed count there, as with the
+ * helper; those charged elsewhere (faulted in by another cgroup after the
+ * unpin) count for no one, so global reclaim purges a little more for them.
+ */
+static inline void ashmem_compat_account_reclaimed(unsigned long pages)
+{
+	if (current->reclaim_state)
+		current->reclaim_state->reclaimed_slab += pages;
+}
+
+static inline void ashmem_compat_account_reclaimed_elsewhere(unsigned long pages)
+{
+}
+
+#define mm_account_reclaimed_memcg_pages ashmem_compat_account_reclaimed
+#define mm_account_reclaimed_pages ashmem_compat_account_reclaimed_elsewhere
+#elif !defined(ASHMEM_HAVE_MM_ACCOUNT_RECLAIMED_MEMCG_PAGES)
 /*
  * mm_account_reclaimed_memcg_pages(): a stock kernel counts pages freed
  * outside LRU reclaim as progress of global reclaim only.  A memory
@@ -109,6 +155,274 @@ static inline int ashmem_compat_memcg_list_lru_alloc(struct mem_cgroup *memcg,
  * the OOM notifier work as with the helper.
  */
 #define mm_account_reclaimed_memcg_pages mm_account_reclaimed_pages
+#endif
+
+#ifndef ASHMEM_HAVE_MEM_CGROUP_TRYGET
+/* mem_cgroup_tryget() (6.2). */
+static inline bool ashmem_compat_mem_cgroup_tryget(struct mem_cgroup *memcg)
+{
+#ifdef CONFIG_MEMCG
+	return !memcg || css_tryget(&memcg->css);
+#else
+	return true;
+#endif
+}
+
+#define mem_cgroup_tryget ashmem_compat_mem_cgroup_tryget
+#endif
+
+#ifndef ASHMEM_HAVE_VM_FLAGS_CLEAR
+/* vm_flags_clear() (6.3): before it, ->mmap writes vm_flags itself. */
+static inline void ashmem_compat_vm_flags_clear(struct vm_area_struct *vma,
+						vm_flags_t flags)
+{
+	vma->vm_flags &= ~flags;
+}
+
+#define vm_flags_clear ashmem_compat_vm_flags_clear
+#endif
+
+#ifndef ASHMEM_HAVE_MNT_IDMAP
+/*
+ * struct mnt_idmap (6.3) took the place of the user namespace that inode
+ * operations are given; ashmem only passes it on to shmem's.
+ */
+#define mnt_idmap user_namespace
+#endif
+
+#ifndef ASHMEM_HAVE_SIZED_STRSCPY
+/* strscpy() into an array, with its size left out (6.8). */
+#define ashmem_compat_strscpy0(dst, src, ...) \
+	strscpy(dst, src, sizeof(dst) + __must_be_array(dst))
+#define ashmem_compat_strscpy1(dst, src, size) strscpy(dst, src, size)
+#define ashmem_compat_strscpy(n) CONCATENATE(ashmem_compat_strscpy, n)
+#define strscpy(dst, src, ...) \
+	ashmem_compat_strscpy(COUNT_ARGS(__VA_ARGS__))(dst, src, __VA_ARGS__)
+#endif
+
+/*
+ * fops_get() as 6.12 has it, with the argument in a variable: 6.1's tests
+ * the address of ashmem's static file_operations, which -Waddress warns of.
+ */
+#undef fops_get
+#define fops_get(fops) ({						\
+	const struct file_operations *_fops = (fops);			\
+	(((_fops) && try_module_get((_fops)->owner) ? (_fops) : NULL));	\
+})
+
+#ifndef ASHMEM_HAVE_LRU_STOP
+/*
+ * LRU_STOP (6.4) ends a list_lru walk.  Before it, the walk goes on to the
+ * end of the list, and the callback, which returns LRU_STOP as soon as it
+ * is done, skips each remaining item at the cost of a comparison.
+ */
+#define LRU_STOP LRU_SKIP
+#endif
+
+#ifndef ASHMEM_HAVE_LIST_LRU_ADD_OBJ
+/*
+ * list_lru_add() and list_lru_del() on the list of a given node and memory
+ * cgroup (6.8).  Before, they take both from the item's own memory: the
+ * node of its page and the cgroup its slab object is charged to, which for
+ * ashmem is where and by whom the range was allocated, not where its pages
+ * are.  These are 6.8's functions on the structures of <linux/list_lru.h>,
+ * with list_lru_from_memcg_idx() (static) and set_shrinker_bit() (not
+ * exported) as 6.1 has them: the lists, the counts and the shrinker's bit
+ * in the cgroup are the same as with 6.1's own list_lru_add(), and
+ * list_lru's walks, counts and reparenting find the items there.
+ */
+static inline struct list_lru_one *
+ashmem_compat_list_lru_one(struct list_lru *lru, int nid,
+			   struct mem_cgroup *memcg)
+{
+#ifdef CONFIG_MEMCG_KMEM
+	int idx = memcg_kmem_id(memcg);
+	struct list_lru_memcg *mlru;
+
+	if (lru->memcg_aware && idx >= 0) {
+		mlru = xa_load(&lru->xa, idx);
+		return mlru ? &mlru->node[nid] : NULL;
+	}
+#endif
+	return &lru->node[nid].lru;
+}
+
+static inline void ashmem_compat_set_shrinker_bit(struct list_lru *lru,
+						  int nid,
+						  struct mem_cgroup *memcg)
+{
+#ifdef CONFIG_MEMCG_KMEM
+	struct shrinker_info *info;
+
+	/* The root cgroup, which a module cannot name, has no parent. */
+	if (lru->shrinker_id < 0 || !memcg || !parent_mem_cgroup(memcg))
+		return;
+	rcu_read_lock();
+	info = rcu_dereference(memcg->nodeinfo[nid]->shrinker_info);
+	/* Pairs with the barrier in shrink_slab_memcg(). */
+	smp_mb__before_atomic();
+	set_bit(lru->shrinker_id, info->map);
+	rcu_read_unlock();
+#endif
+}
+
+static inline bool ashmem_compat_list_lru_add(struct list_lru *lru,
+					      struct list_head *item, int nid,
+					      struct mem_cgroup *memcg)
+{
+	struct list_lru_node *nlru = &lru->node[nid];
+	struct list_lru_one *l;
+	bool added = false;
+
+	spin_lock(&nlru->lock);
+	if (list_empty(item)) {
+		l = ashmem_compat_list_lru_one(lru, nid, memcg);
+		list_add_tail(item, &l->list);
+		if (!l->nr_items++)
+			ashmem_compat_set_shrinker_bit(lru, nid, memcg);
+		nlru->nr_items++;
+		added = true;
+	}
+	spin_unlock(&nlru->lock);
+	return added;
+}
+
+static inline bool ashmem_compat_list_lru_del(struct list_lru *lru,
+					      struct list_head *item, int nid,
+					      struct mem_cgroup *memcg)
+{
+	struct list_lru_node *nlru = &lru->node[nid];
+	struct list_lru_one *l;
+	bool deleted = false;
+
+	spin_lock(&nlru->lock);
+	if (!list_empty(item)) {
+		l = ashmem_compat_list_lru_one(lru, nid, memcg);
+		list_del_init(item);
+		l->nr_items--;
+		nlru->nr_items--;
+		deleted = true;
+	}
+	spin_unlock(&nlru->lock);
+	return deleted;
+}
+
+#define list_lru_add ashmem_compat_list_lru_add
+#define list_lru_del ashmem_compat_list_lru_del
+
+/*
+ * With kmem accounting off (cgroup.memory=nokmem) list_lru puts every
+ * cgroup's items on the lists of the root.  6.12's list_lru then says it
+ * is not cgroup aware, which ashmem_lru_shared() goes by; 6.1's says it
+ * is, and a cgroup would be flagged for the shrinker only when a node's
+ * list gets its first range, and its reclaim would purge any cgroup's.
+ * 6.1 does not export mem_cgroup_kmem_disabled(): kmem accounting is off
+ * when the kmalloc caches for accounted allocations are the plain ones.
+ */
+static inline bool ashmem_compat_kmem_disabled(void)
+{
+	unsigned int i = kmalloc_index(8);
+
+	return kmalloc_caches[KMALLOC_CGROUP][i] ==
+	       kmalloc_caches[KMALLOC_NORMAL][i];
+}
+
+#undef list_lru_init_memcg
+#define list_lru_init_memcg(lru, shrinker) \
+	__list_lru_init((lru), !ashmem_compat_kmem_disabled(), NULL, (shrinker))
+#endif
+
+#ifndef ASHMEM_HAVE_SHRINKER_ALLOC
+/*
+ * shrinker_alloc(), shrinker_register() and shrinker_free() (6.7).  Before,
+ * a memory-cgroup-aware list_lru needs its shrinker's id, which only
+ * register_shrinker() gives out (prealloc_shrinker() is not exported), as
+ * it makes the shrinker live.  So shrinker_alloc() registers a shrinker of
+ * its own whose callbacks answer nothing until shrinker_register() hands
+ * over to those of the shrinker the caller filled in.
+ */
+struct ashmem_compat_shrinker {
+	struct shrinker shrinker;	/* the caller's */
+	struct shrinker live;		/* registered */
+	bool registered;
+};
+
+static inline struct ashmem_compat_shrinker *
+ashmem_compat_shrinker_of(struct shrinker *live)
+{
+	return container_of(live, struct ashmem_compat_shrinker, live);
+}
+
+static inline unsigned long
+ashmem_compat_shrink_count(struct shrinker *live, struct shrink_control *sc)
+{
+	struct ashmem_compat_shrinker *s = ashmem_compat_shrinker_of(live);
+
+	/* Pairs with ashmem_compat_shrinker_register(). */
+	if (!smp_load_acquire(&s->registered))
+		return 0;
+	return s->shrinker.count_objects(&s->shrinker, sc);
+}
+
+static inline unsigned long
+ashmem_compat_shrink_scan(struct shrinker *live, struct shrink_control *sc)
+{
+	struct ashmem_compat_shrinker *s = ashmem_compat_shrinker_of(live);
+
+	/* Pairs with ashmem_compat_shrinker_register(). */
+	if (!smp_load_acquire(&s->registered))
+		return SHRINK_STOP;
+	return s->shrinker.scan_objects(&s->shrinker, sc);
+}
+
+static inline struct shrinker *ashmem_compat_shrinker_alloc(unsigned int flags,
+							    const char *name)
+{
+	struct ashmem_compat_shrinker *s = kzalloc(sizeof(*s), GFP_KERNEL);
+
+	if (!s)
+		return NULL;
+	s->live.count_objects = ashmem_compat_shrink_count;
+	s->live.scan_objects = ashmem_compat_shrink_scan;
+	s->live.seeks = DEFAULT_SEEKS;
+	s->live.flags = flags;
+	if (register_shrinker(&s->live, "%s", name)) {
+		kfree(s);
+		return NULL;
+	}
+	s->shrinker.flags = s->live.flags;
+#ifdef CONFIG_MEMCG
+	s->shrinker.id = s->live.id;
+#endif
+	return &s->shrinker;
+}
+
+static inline void ashmem_compat_shrinker_register(struct shrinker *shrinker)
+{
+	struct ashmem_compat_shrinker *s =
+		container_of(shrinker, struct ashmem_compat_shrinker, shrinker);
+
+	WRITE_ONCE(s->live.seeks, shrinker->seeks);
+	WRITE_ONCE(s->live.batch, shrinker->batch);
+	/* The callbacks are set before the shrinker calls them. */
+	smp_store_release(&s->registered, true);
+}
+
+static inline void ashmem_compat_shrinker_free(struct shrinker *shrinker)
+{
+	struct ashmem_compat_shrinker *s;
+
+	if (!shrinker)
+		return;
+	s = container_of(shrinker, struct ashmem_compat_shrinker, shrinker);
+	/* Waits for the callbacks running, under shrinker_rwsem. */
+	unregister_shrinker(&s->live);
+	kfree(s);
+}
+
+#define shrinker_alloc ashmem_compat_shrinker_alloc
+#define shrinker_register ashmem_compat_shrinker_register
+#define shrinker_free ashmem_compat_shrinker_free
 #endif
 
 #endif /* _ASHMEM_COMPAT_H */

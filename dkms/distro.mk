@@ -7,7 +7,8 @@ DISTRO       ?= 6.12
 DISTRO_KVER  ?= $(shell bash scripts/distro.sh kver $(DISTRO))
 DKMS_DEB_DIR := $(B)/dkms
 
-.PHONY: dkms-deb distro-results check-distro run-distro clean-distro mutants
+.PHONY: dkms-deb distro-results distro-6.1-results check-distro run-distro \
+	clean-distro mutants
 
 dkms-deb:
 	@bash scripts/dkms-deb.sh . $(DKMS_DEB_DIR)
@@ -21,6 +22,10 @@ distro-results: dkms-deb selftests samples guest-bin
 check-distro:
 	-@$(MAKE) distro-results
 	@python3 scripts/results.py summary $(RES)/distro-$(DISTRO).json
+
+# make check's lane of the 6.1 series, next to the default's.
+distro-6.1-results:
+	$(MAKE) distro-results DISTRO=6.1
 
 run-distro: dkms-deb samples
 	bash scripts/distro.sh run $(DISTRO_KVER) $(DKMS_DEB_DIR)

@@ -38,25 +38,38 @@ kver() {	# SERIES
 }
 
 # Debian's kernel and headers, the package installed, the module built for
-# KVER: leaves the module in OUT/ashmem.ko, and the package's installed
-# modules-load.d file in OUT/modules-load.d/, from which the guest loads it.
+# KVER: leaves the module in OUT/modules/ashmem.ko, and in OUT/root what
+# loads it at boot (boot_root).
 setup() {	# KVER DEBDIR OUT
-	local kver=$1 out=$3 debs deb name version ko vermagic
+	local kver=$1 out=$3 debs deb name version image ko vermagic
 	debs=("$2"/ashmem-dkms_*_all.deb)
 	[ ${#debs[@]} = 1 ] && [ -f "${debs[0]}" ] || {
 		echo "distro: not one ashmem-dkms package in $2: ${debs[*]}" >&2; return 1; }
 	deb=${debs[0]}
-	bash "$here/deps.sh" dkms "linux-headers-$kver"
-	[ -f "/boot/vmlinuz-$kver" ] || {
-		echo "distro: no /boot/vmlinuz-$kver after installing linux-headers-$kver" >&2
-		return 1; }
 
+	# The package first: installing a kernel's headers has DKMS build
+	# every package it has for that kernel, and an older package that
+	# excludes the kernel fails the headers' install on Debian 12.
 	name=$(dpkg-deb -f "$deb" Package) version=$(dpkg-deb -f "$deb" Version)
 	echo "distro: installing $name $version"
 	# The version is the date of the commit built: a checkout older than
 	# the package installed before it is a downgrade.
 	DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --reinstall --allow-downgrades "$(realpath "$deb")"
-	# The package builds for the running kernel and the newest installed one.
+
+	# The signed image, or the unsigned one while Debian has not signed
+	# it yet (6.1.0-57); the headers do not pull either in.
+	image=
+	if [ ! -f "/boot/vmlinuz-$kver" ]; then
+		image=linux-image-$kver
+		apt-cache show "$image" >/dev/null 2>&1 || image+=-unsigned
+	fi
+	bash "$here/deps.sh" dkms "linux-headers-$kver" $image
+	[ -f "/boot/vmlinuz-$kver" ] || {
+		echo "distro: no /boot/vmlinuz-$kver after installing ${image:-linux-headers-$kver}" >&2
+		return 1; }
+
+	# The package builds for the running kernel and the newest installed
+	# one, the headers' install for theirs.
 	if ! dkms status -m ashmem -v "$version" -k "$kver" | grep -q ': installed'; then
 		$sudo dkms install -m ashmem -v "$version" -k "$kver"
 	fi
@@ -73,17 +86,38 @@ setup() {	# KVER DEBDIR OUT
 	"$kver "*" modversions "*) ;;
 	*)	echo "distro: $ko is not built for $kver with modversions" >&2; return 1 ;;
 	esac
-	rm -rf "$out" && mkdir -p "$out"
+	rm -rf "$out" && mkdir -p "$out/modules"
 	case $ko in		# the kernel checks the module itself, not the file
 	*.xz)	xz -dc "$ko" ;;
 	*.zst)	zstd -dc "$ko" ;;
 	*.gz)	gzip -dc "$ko" ;;
 	*)	cat "$ko" ;;
-	esac >"$out/ashmem.ko"
-	mkdir -p "$out/modules-load.d"
-	cp /usr/lib/modules-load.d/ashmem.conf "$out/modules-load.d/" || {
-		echo "distro: $name installed no /usr/lib/modules-load.d/ashmem.conf" >&2
-		return 1; }
+	esac >"$out/modules/ashmem.ko"
+	boot_root "$kver" "$name" "$out/root"
+}
+
+# What loads the module when Debian boots KVER, at the guest's paths under
+# ROOT: the package's modules-load.d file as dpkg installed it, KVER's
+# module index (depmod's, which DKMS ran) with the module files it gives
+# for the names in that file, and Debian's systemd-modules-load with its
+# libraries.
+boot_root() {	# KVER PACKAGE ROOT
+	local kver=$1 root=$3 conf=/usr/lib/modules-load.d/ashmem.conf
+	local sml=/lib/systemd/systemd-modules-load names f
+
+	[ "$(dpkg-query -S "$conf" 2>/dev/null)" = "$2: $conf" ] || {
+		echo "distro: $2 installed no $conf" >&2; return 1; }
+	[ -x "$sml" ] || {
+		echo "distro: no $sml (Debian's systemd)" >&2; return 1; }
+	mkdir -p "$root/usr/lib/modules-load.d" "$root/lib/modules/$kver"
+	cp "$conf" "$root$conf"
+	cp /lib/modules/"$kver"/modules.* "$root/lib/modules/$kver/"
+	names=$(sed -e '/^[#;]/d' -e 's/[[:space:]]//g' -e '/^$/d' "$conf")
+	for f in "$sml" $(ldd "$sml" | grep -o '/[^ ]*') \
+		 $(modprobe -S "$kver" --show-depends $names | awk '$1 == "insmod" { print $2 }'); do
+		mkdir -p "$root$(dirname "$f")"
+		cp -L "$f" "$root$f"
+	done
 }
 
 boot() {	# KVER NAME SUITES [VM.SH DIRS...]
@@ -109,11 +143,12 @@ check)
 	[ $# = 4 ] || { echo "usage: $0 check KVER DEBDIR NAME" >&2; exit 2; }
 	kver=$2 deb=$3 name=$4
 	rm -f "$b/results/$name.json"
-	setup "$kver" "$deb" "$b/distro/$kver/modules"
+	setup "$kver" "$deb" "$b/distro/$kver"
 	suites=$b/$name.suites
 	fuzz=${FUZZ_ARGS:--t 30 -p 2}
 	{
-		# Loaded as at boot: what the package's modules-load.d names.
+		# Loaded as at boot: systemd-modules-load, the package's
+		# modules-load.d file and depmod's index of DKMS's module.
 		echo "tap ashmem-module-load / /bin/sh /guest/ashmem-module.sh boot"
 		# Debian's kernel has no ashmem ioctls on memfds (they are
 		# built into shmem, which no module can change): every one
@@ -133,12 +168,14 @@ check)
 		"$b/selftests/$lane-64/install=/selftests/64" \
 		"$b/selftests/$lane-32/install=/selftests/32" \
 		"$b/samples=/samples" "$here/guest=/guest" \
-		"$b/guest-bin=/guest-bin" "$b/distro/$kver/modules=/modules"
+		"$b/guest-bin=/guest-bin" "$b/distro/$kver/modules=/modules" \
+		"$b/distro/$kver/root/lib=/lib" "$b/distro/$kver/root/lib64=/lib64" \
+		"$b/distro/$kver/root/usr/lib=/usr/lib"
 	;;
 run)
 	[ $# = 3 ] || { echo "usage: $0 run KVER DEBDIR" >&2; exit 2; }
 	kver=$2 deb=$3
-	setup "$kver" "$deb" "$b/distro/$kver/modules"
+	setup "$kver" "$deb" "$b/distro/$kver"
 	suites=$b/run-distro.suites
 	{
 		echo "plain insmod / /sbin/insmod /modules/ashmem.ko"

@@ -4,13 +4,15 @@
 # mapped, that it unloads once nothing holds it, and that it loads and works
 # again.  Prints TAP.  With the module's KUnit tests built in
 # (CONFIG_ASHMEM_KUNIT_TEST=m), insmod runs them; "kunit" reports each test
-# case of that run.  Distro lane: "boot" loads the modules that the DKMS
-# package's modules-load.d file names, as systemd-modules-load or Debian's
-# kmod init script does at boot.
+# case of that run.  Distro lane: "boot" runs Debian's systemd-modules-load,
+# as systemd-modules-load.service does at boot, and checks that it loaded
+# ashmem, which the DKMS package's modules-load.d file names.
 #
 # usage: ashmem-module.sh load|boot|unload|kunit
 # Needs /modules/ashmem.ko and /guest-bin/ashmem-modhold (see the Makefile);
-# boot needs /modules/modules-load.d/ashmem.conf (scripts/distro.sh).
+# boot needs what scripts/distro.sh puts in /lib, /lib64 and /usr/lib:
+# /usr/lib/modules-load.d/ashmem.conf, /lib/modules/$(uname -r) and
+# /lib/systemd/systemd-modules-load with its libraries.
 
 KO=/modules/ashmem.ko
 HOLD=/guest-bin/ashmem-modhold
@@ -42,19 +44,28 @@ load() {
 }
 
 # modules-load.d(5): one module name a line; '#' and ';' start comments.
+# systemd-modules-load finds each name in the kernel's module index.  What
+# it needed is removed afterwards, to leave the programs after it the
+# memory they had before.
 boot() {
-	conf=/modules/modules-load.d/ashmem.conf
+	conf=/usr/lib/modules-load.d/ashmem.conf
+	sml=/lib/systemd/systemd-modules-load
 	sed 's/^/# /' "$conf"
 	names=$(sed -e '/^[#;]/d' -e 's/[[:space:]]//g' -e '/^$/d' "$conf")
 	[ "$names" = ashmem ]
 	result $? "$conf names the module ashmem, and nothing else (names: $(echo $names))"
-	for name in $names; do
-		insmod "/modules/$name.ko" || echo "# insmod /modules/$name.ko: status $?"
-	done
+	! loaded
+	result $? "ashmem is not loaded before $sml runs"
+	SYSTEMD_LOG_TARGET=console SYSTEMD_LOG_LEVEL=debug $sml >/tmp/sml.out 2>&1
+	rc=$?
+	sed 's/^/# /' /tmp/sml.out
+	[ $rc = 0 ]
+	result $? "$sml succeeds (status $rc)"
 	loaded
 	result $? "ashmem is loaded as at boot"
 	wait_dev present
 	result $? "/dev/ashmem appears"
+	rm -rf /lib /lib64 /usr/lib
 }
 
 # Start ashmem-modhold MODE, try rmmod while it holds the area, then let it
