@@ -59,8 +59,6 @@
  * @nr_spares: the ranges on @spares
  * @listed: a range of the area has been on the LRU, so reclaim may have
  *	reached the area through it
- * @wanted: when reclaim last found @lock held, or 0 once it took @lock;
- *	read and written without @lock (see ashmem_area_lock())
  * @name: "dev/ashmem/" followed by the name userspace gave
  * @rcu: reclaim may still be inside mutex_unlock(@lock) when a @listed
  *	area is released, so such an area is freed after a grace period
@@ -76,7 +74,6 @@ struct ashmem_area {
 	struct list_head spares;
 	unsigned int nr_spares;
 	bool listed;
-	unsigned long wanted;
 	char name[ASHMEM_FULL_NAME_LEN];
 	struct rcu_head rcu;
 };
@@ -152,14 +149,11 @@ struct ashmem_key {
  * pages about to be zeroed.  The range stays on its list while its pages are punched,
  * and what is left of it keeps its place there: a concurrent count sees
  * the pages being purged, and the next batch is the oldest again.  A
- * reclaimer that finds an area locked leaves the range where it is,
- * marks the area wanted and, once the walk is over, waits for a batch to
- * be purged or a wanted area to be unlocked (the lock holder is a purge,
- * or an ioctl that holds it for a short while) before it tries again; if
- * it can still purge nothing it returns SHRINK_STOP, so that the work is
- * deferred rather than dropped.  An ioctl gives way to reclaim that wants
- * its area (ashmem_area_lock()): a thread that pins and unpins without a
- * pause would otherwise hold the lock at nearly every trylock.
+ * reclaimer that finds an area locked leaves the range where it is and,
+ * once the walk is over, waits for a batch to be purged (the lock holder
+ * is a purge, or an ioctl that holds it for a short while) before it tries
+ * again; if it can still purge nothing it returns SHRINK_STOP, so that the
+ * work is deferred rather than dropped.
  *
  * With kmem accounting off (cgroup.memory=nokmem), list_lru keeps one list
  * per node for every cgroup.  Then listing a range flags its cgroup and
@@ -191,10 +185,7 @@ static struct list_lru ashmem_flags;
 static DEFINE_SPINLOCK(ashmem_flags_lock);
 static struct kmem_cache *ashmem_range_cache __ro_after_init;
 
-/*
- * Batches purged and wanted areas unlocked so far: what a reclaimer
- * waiting for a busy area waits on.
- */
+/* Batches purged so far: what a reclaimer waiting for a busy area waits on. */
 static atomic_t ashmem_purge_seq = ATOMIC_INIT(0);
 
 /* Pages purged under one hold of an area's lock. */
@@ -203,12 +194,6 @@ static atomic_t ashmem_purge_seq = ATOMIC_INIT(0);
 /* Walks a reclaimer makes when areas are busy; PURGE_ALL_CACHES makes more. */
 #define ASHMEM_PURGE_TRIES	8
 #define ASHMEM_PURGE_ALL_TRIES	100
-
-/*
- * How long an area stays wanted after reclaim found it locked: a reclaimer
- * comes back within a jiffy, or as soon as the area is unlocked.
- */
-#define ASHMEM_WANTED		max(2, HZ / 50)
 
 /* shmem's operations, which the backing files were created with. */
 static const struct file_operations *ashmem_shmem_fops __ro_after_init;
@@ -238,51 +223,6 @@ static pgoff_t ashmem_area_pages(struct ashmem_area *asma)
 {
 	return PAGE_ALIGN(asma->size) >> PAGE_SHIFT;
 }
-
-/* Reclaim found @asma locked less than ASHMEM_WANTED ago, and is coming back. */
-static bool ashmem_area_wanted(struct ashmem_area *asma)
-{
-	unsigned long wanted = READ_ONCE(asma->wanted);
-
-	return wanted && time_before(jiffies, wanted + ASHMEM_WANTED);
-}
-
-/* A batch was purged or a wanted area unlocked: wake waiting reclaim. */
-static void ashmem_purge_progress(void)
-{
-	atomic_inc(&ashmem_purge_seq);
-	/* Orders the count before wake_up_var()'s check for waiters. */
-	smp_mb__after_atomic();
-	wake_up_var(&ashmem_purge_seq);
-}
-
-/*
- * Take @asma's lock for an ioctl, mmap or read, after reclaim that wants
- * the area has had it, ASHMEM_WANTED at most.  Reclaim only trylocks an
- * area; without this, a task that keeps the area busy keeps it from
- * reclaim for as long as it likes.
- */
-static void ashmem_area_lock(struct ashmem_area *asma)
-{
-	unsigned long wanted = READ_ONCE(asma->wanted);
-	long left = wanted ? (long)(wanted + ASHMEM_WANTED - jiffies) : 0;
-
-	if (left > 0)
-		wait_var_event_timeout(&asma->wanted, !ashmem_area_wanted(asma),
-				       min_t(long, left, ASHMEM_WANTED));
-	mutex_lock(&asma->lock);
-}
-
-/* Unlock @asma, and tell reclaim that wants it. */
-static void ashmem_area_unlock(struct ashmem_area *asma)
-{
-	mutex_unlock(&asma->lock);
-	if (ashmem_area_wanted(asma))
-		ashmem_purge_progress();
-}
-
-DEFINE_GUARD(ashmem_area, struct ashmem_area *, ashmem_area_lock(_T),
-	     ashmem_area_unlock(_T))
 
 /* Add @pages (may be negative) to the area's count of the range's kind. */
 static void ashmem_range_account(struct ashmem_range *range, long pages)
@@ -523,7 +463,7 @@ static int ashmem_range_reserve(struct ashmem_area *asma, unsigned int nr)
 	if (list_empty(&reserved))
 		return have < nr ? -ENOMEM : 0;
 
-	guard(ashmem_area)(asma);
+	guard(mutex)(&asma->lock);
 	list_for_each_entry(range, &reserved, lru)
 		asma->nr_spares++;
 	list_splice(&reserved, &asma->spares);
@@ -979,7 +919,6 @@ static enum lru_status ashmem_purge_isolate(struct list_head *item,
 	    !ashmem_range_of(range, purge->memcg))
 		return LRU_SKIP;
 	if (!mutex_trylock(&asma->lock)) {
-		WRITE_ONCE(asma->wanted, jiffies ?: 1);
 		purge->busy++;
 		return LRU_SKIP;
 	}
@@ -989,10 +928,6 @@ static enum lru_status ashmem_purge_isolate(struct list_head *item,
 		purge->busy++;
 		return LRU_SKIP;
 	}
-	if (READ_ONCE(asma->wanted)) {
-		WRITE_ONCE(asma->wanted, 0);
-		wake_up_var(&asma->wanted);
-	}
 	spin_unlock(lru_lock);
 
 	purge->purged += ashmem_purge_batch(range, purge);
@@ -1001,7 +936,10 @@ static enum lru_status ashmem_purge_isolate(struct list_head *item,
 	rcu_read_lock();
 	mutex_unlock(&asma->lock);
 	rcu_read_unlock();
-	ashmem_purge_progress();
+	atomic_inc(&ashmem_purge_seq);
+	/* Orders the count before wake_up_var()'s check for waiters. */
+	smp_mb__after_atomic();
+	wake_up_var(&ashmem_purge_seq);
 
 	spin_lock(lru_lock);
 	return LRU_RETRY;
@@ -1474,7 +1412,7 @@ static int ashmem_mmap(struct file *file, struct vm_area_struct *vma)
 	pgoff_t pages;
 	int ret;
 
-	guard(ashmem_area)(asma);
+	guard(mutex)(&asma->lock);
 	pages = ashmem_area_pages(asma);
 	if (!pages || vma_pages(vma) > pages ||
 	    vma->vm_pgoff > pages - vma_pages(vma))
@@ -1513,7 +1451,7 @@ static long ashmem_set_name(struct ashmem_area *asma, const char __user *uname)
 	/* Like Android, cut a name that has no NUL in the buffer. */
 	name[min_t(long, len, sizeof(name) - 1)] = '\0';
 
-	guard(ashmem_area)(asma);
+	guard(mutex)(&asma->lock);
 	if (asma->file)
 		return -EINVAL;
 	strscpy(asma->name + ASHMEM_NAME_PREFIX_LEN, name, ASHMEM_NAME_LEN);
@@ -1525,7 +1463,7 @@ static long ashmem_get_name(struct ashmem_area *asma, char __user *uname)
 	char name[ASHMEM_NAME_LEN];
 	size_t len;
 
-	scoped_guard(ashmem_area, asma) {
+	scoped_guard(mutex, &asma->lock) {
 		if (asma->name[ASHMEM_NAME_PREFIX_LEN])
 			strscpy(name, asma->name + ASHMEM_NAME_PREFIX_LEN,
 				sizeof(name));
@@ -1545,7 +1483,7 @@ static long ashmem_set_size(struct ashmem_area *asma, unsigned long size)
 	if (size > MAX_LFS_FILESIZE || PAGE_ALIGN(size) < size)
 		return -EINVAL;
 
-	guard(ashmem_area)(asma);
+	guard(mutex)(&asma->lock);
 	if (asma->file)
 		return -EINVAL;
 	WRITE_ONCE(asma->size, size);
@@ -1554,7 +1492,7 @@ static long ashmem_set_size(struct ashmem_area *asma, unsigned long size)
 
 static long ashmem_set_prot_mask(struct ashmem_area *asma, unsigned long prot)
 {
-	guard(ashmem_area)(asma);
+	guard(mutex)(&asma->lock);
 	/* Bits can only be taken away; unknown bits are never in the mask. */
 	if ((asma->prot_mask & prot) != prot)
 		return -EINVAL;
@@ -1641,7 +1579,7 @@ static int ashmem_pin_pages(struct ashmem_area *asma, pgoff_t first,
 		ret = ashmem_range_reserve(asma, 1);
 		if (ret)
 			return ret;
-		scoped_guard(ashmem_area, asma)
+		scoped_guard(mutex, &asma->lock)
 			ret = ashmem_pin_locked(asma, first, last);
 	} while (ret == -EAGAIN);
 	trace_ashmem_pin(file_inode(asma->file)->i_ino, first, last, ret);
@@ -1659,7 +1597,7 @@ static int ashmem_unpin_run(struct ashmem_area *asma, pgoff_t first,
 		ret = ashmem_range_reserve(asma, needed);
 		if (ret)
 			return ret;
-		scoped_guard(ashmem_area, asma)
+		scoped_guard(mutex, &asma->lock)
 			ret = ashmem_unpin_locked(asma, first, last, key,
 						  &needed);
 	} while (ret == -EAGAIN);
@@ -1735,7 +1673,7 @@ static long ashmem_get_pin_status(struct ashmem_area *asma,
 	if (ret)
 		return ret;
 
-	guard(ashmem_area)(asma);
+	guard(mutex)(&asma->lock);
 	return ashmem_get_pin_status_locked(asma, first, last);
 }
 
@@ -1845,7 +1783,7 @@ static void ashmem_show_fdinfo(struct seq_file *m, struct file *file)
 	struct ashmem_area *asma = file->private_data;
 	struct ashmem_fdinfo info;
 
-	scoped_guard(ashmem_area, asma) {
+	scoped_guard(mutex, &asma->lock) {
 		info.ino = asma->file ? file_inode(asma->file)->i_ino : 0;
 		info.size = asma->size;
 		info.pages = ashmem_area_pages(asma);

@@ -6,7 +6,6 @@
 
 #include <kunit/test.h>
 #include <linux/completion.h>
-#include <linux/delay.h>
 #include <linux/kthread.h>
 #include <linux/prandom.h>
 #include <linux/random.h>
@@ -658,55 +657,6 @@ static void ashmem_scan_busy_area_defers(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, b->purged_pages, 0);
 }
 
-struct ashmem_test_holder {
-	struct ashmem_area *asma;
-	unsigned long rounds;
-};
-
-/* Takes the area's lock as ioctls do, again and again, holding it a while. */
-static int ashmem_test_holder_fn(void *arg)
-{
-	struct ashmem_test_holder *h = arg;
-
-	while (!kthread_should_stop()) {
-		scoped_guard(ashmem_area, h->asma)
-			usleep_range(500, 1000);
-		h->rounds++;
-	}
-	return 0;
-}
-
-/*
- * A task that takes the area's lock again as soon as it has let it go,
- * as a thread that pins and unpins in a loop does, and holds it nearly
- * all the time: reclaim still gets the area, since the task gives way
- * to it, and purges all it asks for in one scan.
- */
-static void ashmem_scan_gets_area_kept_busy(struct kunit *test)
-{
-	struct ashmem_area *asma = ashmem_test_area_unpinned(test, 8);
-	struct ashmem_test_holder h = { .asma = asma };
-	struct shrink_control sc = {
-		.gfp_mask = GFP_KERNEL,
-		.nr_to_scan = 8,
-		.nid = 0,
-	};
-	struct task_struct *task;
-	unsigned long scanned;
-
-	task = kthread_run(ashmem_test_holder_fn, &h, "ashmem_holder");
-	KUNIT_ASSERT_FALSE(test, IS_ERR(task));
-	/* Until the holder has the lock, a scan could simply trylock it. */
-	while (!mutex_is_locked(&asma->lock))
-		schedule_timeout_uninterruptible(1);
-	scanned = ashmem_shrink_scan(ashmem_shrinker, &sc);
-	kthread_stop(task);
-	kunit_info(test, "the holder took the lock %lu times\n", h.rounds);
-	KUNIT_EXPECT_EQ(test, scanned, 8);
-	KUNIT_EXPECT_EQ(test, asma->purged_pages, 8);
-	KUNIT_EXPECT_EQ(test, ashmem_test_lru_pages(), 0);
-}
-
 /*
  * PURGE_ALL_CACHES waits for a busy area a few times, then leaves it and
  * returns what it purged elsewhere; the next call purges it.
@@ -1050,7 +1000,6 @@ static struct kunit_case ashmem_test_cases[] = {
 	KUNIT_CASE(ashmem_count_sees_pages_being_purged),
 	KUNIT_CASE(ashmem_scan_without_fs_stops),
 	KUNIT_CASE(ashmem_scan_busy_area_defers),
-	KUNIT_CASE(ashmem_scan_gets_area_kept_busy),
 	KUNIT_CASE(ashmem_purge_all_leaves_busy_area),
 	KUNIT_CASE(ashmem_purge_all_stops_on_fatal_signal),
 	KUNIT_CASE(ashmem_oom_passes_locked_inode),
