@@ -44,6 +44,11 @@ KARCH_arm64-16k  := arm64
 KARCH            := $(or $(KARCH_$(KERNEL)),x86_64)
 BITS_arm64-16k   := 64
 BITS             := $(or $(BITS_$(KERNEL)),64 32)
+# The page size of a lane's kernel: ashmem_test checks that its programs
+# see it (ASHMEM_PAGE_SIZE, on the kernel command line, reaches them
+# through /init's environment).
+PAGE_SIZE_arm64-16k := 16384
+PAGE_SIZE        := $(or $(PAGE_SIZE_$(KERNEL)),4096)
 IMAGE_x86_64     := arch/x86/boot/bzImage
 IMAGE_arm64      := arch/arm64/boot/Image
 BZIMAGE          := $(KOUT)/$(IMAGE_$(KARCH))
@@ -172,7 +177,8 @@ vmtest-results: selftests samples guest-bin
 	   $(foreach b,$(BITS),echo "tap ashmem_fuzz-$(b) /selftests/$(b)/ashmem ./ashmem_fuzz $(FUZZ_ARGS)";) \
 	   $(if $(VMTEST_EXTRA),grep -hv '^#' $(VMTEST_EXTRA);) \
 	} >>$(B)/vmtest-$(KERNEL).suites
-	bash scripts/vm.sh $(BZIMAGE) vmtest-$(KERNEL) $(B)/vmtest-$(KERNEL).suites \
+	KERNEL_ARGS="$(KERNEL_ARGS) ASHMEM_PAGE_SIZE=$(PAGE_SIZE)" \
+		bash scripts/vm.sh $(BZIMAGE) vmtest-$(KERNEL) $(B)/vmtest-$(KERNEL).suites \
 		$(foreach b,$(BITS),$(B)/selftests/$(KERNEL)-$(b)/install=/selftests/$(b)) \
 		$(B)/samples=/samples scripts/guest=/guest \
 		$(B)/guest-bin=/guest-bin $(B)/modules/$(KERNEL)=/modules
