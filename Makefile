@@ -106,7 +106,9 @@ help:
 	@echo "make check-nomemfd  the x86_64 kernel without the ashmem ioctls of memfd files:"
 	@echo "                every one must answer ENOTTY on a memfd (64-bit, 32-bit)"
 	@echo "make check-arm64  the arm64 kernel (qemu virt): the vmtest programs 64-bit and"
-	@echo "                32-bit with 4K pages, 64-bit with 16K pages; make run ARCH=arm64"
+	@echo "                32-bit with 4K pages, 64-bit with 16K pages; Debian's arm64"
+	@echo "                kernel with the DKMS module (built in an arm64 root under"
+	@echo "                qemu-user): the distro lane's programs; make run ARCH=arm64"
 	@echo "make soak       the reclaim matrix (ashmem_reclaim), SOAK_RUNS=$(SOAK_RUNS) runs of every shape"
 	@echo "make bench      run ashmem_bench (64-bit) in the VM, instruction then wall clock; BENCH_ARGS=\"--quick\""
 	@echo "make patches    write the series (git format-patch, cover letter) to $(B)/patches"
@@ -264,17 +266,20 @@ check-nomemfd:
 
 # The arm64 lanes: the 4K-page kernel runs what vmtest runs on x86_64,
 # 64-bit (aarch64) and 32-bit (armhf, compat) programs, in check too; the
-# 16K-page kernel the 64-bit ones, in check-arm64 only (one more kernel
-# built with clang).
+# 16K-page kernel the 64-bit ones, and Debian's arm64 kernel the DKMS
+# package's module (the distro lane on arm64), in check-arm64 only (one
+# more kernel built with clang, and DKMS under qemu-user).
 arm64-results:
 	$(MAKE) KERNEL=arm64 vmtest-results
 
+RES_arm64_all := $(RES)/vmtest-arm64.json $(RES)/vmtest-arm64-16k.json \
+	$(RES)/distro-arm64-$(DISTRO).json
 check-arm64:
-	@rm -f $(RES)/vmtest-arm64.json $(RES)/vmtest-arm64-16k.json
+	@rm -f $(RES_arm64_all)
 	-@$(MAKE) KERNEL=arm64 vmtest-results
 	-@$(MAKE) KERNEL=arm64-16k vmtest-results
-	@python3 scripts/results.py summary --strict $(RES)/vmtest-arm64.json \
-		$(RES)/vmtest-arm64-16k.json
+	-@$(MAKE) KERNEL=arm64 distro-results
+	@python3 scripts/results.py summary --strict $(RES_arm64_all)
 
 kunit:
 	-@$(MAKE) kunit-results
@@ -328,7 +333,7 @@ RES_series := $(RES)/series.json
 RES_lint   := $(RES)/lint.json
 RES_docs   := $(RES)/docs.json
 RES_debug  := $(RES)/vmtest-debug.json
-RES_distro := $(RES)/distro-$(DISTRO).json
+RES_distro := $(RES)/$(DISTRO_NAME).json
 RES_arm64  := $(RES)/vmtest-arm64.json
 check-fast: STEPS := kunit vmtest stress numa series lint docs
 check:      STEPS := kunit vmtest stress numa series lint docs debug distro arm64

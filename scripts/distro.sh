@@ -4,10 +4,16 @@
 # package (DKMS builds the module against the headers), then boots Debian's
 # vmlinuz in the test VM with 2 NUMA nodes, loads the module with insmod (so
 # the kernel checks its vermagic and symbol versions) and runs the programs.
+# On x86_64 all of it is installed on the host; on arm64 in a Debian 12
+# arm64 root under qemu-user (scripts/chroot.sh, kept in build/chroot-arm64),
+# as the headers' build programs are arm64 programs: the arm64 kernel is
+# Debian's generic one (arm64 servers and boards), booted on qemu's virt
+# machine.
 #
 # usage: distro.sh kver SERIES
-#          print the newest Debian 12 cloud kernel release of SERIES (6.12
-#          or 6.1) that apt knows of, e.g. 6.12.118+deb12-cloud-amd64
+#          print the newest Debian 12 kernel release of SERIES (6.12 or
+#          6.1) that apt knows of, e.g. 6.12.118+deb12-cloud-amd64 (the
+#          cloud kernel on x86_64, the generic one on arm64)
 #        distro.sh check KVER DEBDIR NAME
 #          the module loaded as the package's modules-load.d file asks at
 #          boot, the unload checks, every selftest program 64-bit
@@ -16,8 +22,9 @@
 #        distro.sh run KVER DEBDIR
 #          the demo only (make run-distro); build/results/run-distro.json
 #   DEBDIR  where dkms-deb.sh wrote the package
-# Env: KERNEL (the lane whose selftests, demo and guest helpers run, x86_64),
-# FUZZ_ARGS, STRESS_ARGS, DEMO, RUN_KERNEL_ARGS, VM_* (see vm-run.sh).
+# Env: KARCH (x86_64 or arm64, default x86_64), KERNEL (the lane whose
+# selftests, demo and guest helpers run, default x86_64), FUZZ_ARGS,
+# STRESS_ARGS, DEMO, RUN_KERNEL_ARGS, VM_* (see vm-run.sh).
 set -euo pipefail
 
 here=$(dirname "$(realpath "$0")")
@@ -26,11 +33,25 @@ lane=${KERNEL:-x86_64}
 sudo=
 [ "$(id -u)" = 0 ] || sudo=sudo
 
+# Where the package is installed: the host, or the root of the foreign
+# architecture, whose files the host reads under $root.
+karch=${KARCH:-x86_64}
+case $karch in
+x86_64)	flavour=cloud-amd64 root= rsudo=$sudo ;;
+arm64)	flavour=arm64 root=$b/chroot-arm64 rsudo= ;;
+*)	echo "distro: KARCH must be x86_64 or arm64" >&2; exit 2 ;;
+esac
+inroot() {
+	if [ -n "$root" ]; then bash "$here/chroot.sh" "$karch" "$root" "$@"
+	else "$@"
+	fi
+}
+
 kver() {	# SERIES
 	local pattern
 	case $1 in
-	6.12)	pattern='6\.12\.[0-9]+\+deb12-cloud-amd64' ;;
-	6.1)	pattern='6\.1\.0-[0-9]+-cloud-amd64' ;;
+	6.12)	pattern="6\\.12\\.[0-9]+\\+deb12-$flavour" ;;
+	6.1)	pattern="6\\.1\\.0-[0-9]+-$flavour" ;;
 	*)	echo "distro: unknown kernel series $1 (6.12 or 6.1)" >&2; return 1 ;;
 	esac
 	apt-cache pkgnames linux-headers- | sed -nE "s/^linux-headers-($pattern)$/\1/p" |
@@ -40,39 +61,61 @@ kver() {	# SERIES
 # Debian's kernel and headers, the package installed, the module built for
 # KVER: leaves the module in OUT/ashmem.ko, and the package's installed
 # modules-load.d file in OUT/modules-load.d/, from which the guest loads it.
+# All of it where the package is installed (inroot): on the host, or in the
+# arm64 root, as a user's apt-get would.
 setup() {	# KVER DEBDIR OUT
 	local kver=$1 out=$3 debs deb name version ko vermagic
 	debs=("$2"/ashmem-dkms_*_all.deb)
 	[ ${#debs[@]} = 1 ] && [ -f "${debs[0]}" ] || {
 		echo "distro: not one ashmem-dkms package in $2: ${debs[*]}" >&2; return 1; }
-	deb=${debs[0]}
-	bash "$here/deps.sh" dkms "linux-headers-$kver"
-	[ -f "/boot/vmlinuz-$kver" ] || {
-		echo "distro: no /boot/vmlinuz-$kver after installing linux-headers-$kver" >&2
+	deb=$(realpath "${debs[0]}")
+	if [ -n "$root" ]; then
+		inroot true	# made once, then kept
+		# The headers bring Debian's image (Depends), as on x86_64;
+		# with openssl, DKMS signs the module with its key, as there.
+		local p missing=()
+		for p in dkms openssl "linux-headers-$kver"; do
+			inroot dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null |
+				grep -q "ok installed" || missing+=("$p")
+		done
+		if [ ${#missing[@]} != 0 ]; then
+			inroot apt-get update -q
+			inroot apt-get install -y -q "${missing[@]}"
+		fi
+		$sudo rm -f "$root"/var/tmp/ashmem-dkms_*.deb
+		$sudo cp "$deb" "$root/var/tmp/"
+		deb=/var/tmp/$(basename "$deb")
+	else
+		bash "$here/deps.sh" dkms "linux-headers-$kver"
+	fi
+	[ -f "$root/boot/vmlinuz-$kver" ] || {
+		echo "distro: no $root/boot/vmlinuz-$kver after installing linux-headers-$kver" >&2
 		return 1; }
 
-	name=$(dpkg-deb -f "$deb" Package) version=$(dpkg-deb -f "$deb" Version)
-	echo "distro: installing $name $version"
+	name=$(dpkg-deb -f "$root$deb" Package) version=$(dpkg-deb -f "$root$deb" Version)
+	echo "distro: installing $name $version${root:+ in $root}"
 	# The version is the date of the commit built: a checkout older than
 	# the package installed before it is a downgrade.
-	DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --reinstall --allow-downgrades "$(realpath "$deb")"
+	inroot $rsudo env DEBIAN_FRONTEND=noninteractive \
+		apt-get install -y -q --reinstall --allow-downgrades "$deb"
 	# The package builds for the running kernel and the newest installed one.
-	if ! dkms status -m ashmem -v "$version" -k "$kver" | grep -q ': installed'; then
-		$sudo dkms install -m ashmem -v "$version" -k "$kver"
+	if ! inroot dkms status -m ashmem -v "$version" -k "$kver" | grep -q ': installed'; then
+		inroot $rsudo dkms install -m ashmem -v "$version" -k "$kver"
 	fi
-	dkms status -m ashmem -v "$version" -k "$kver"
+	inroot dkms status -m ashmem -v "$version" -k "$kver"
 
-	ko=$(modinfo -k "$kver" -n ashmem)
+	ko=$(inroot modinfo -k "$kver" -n ashmem)
 	case $ko in
 	/lib/modules/"$kver"/updates/dkms/*) ;;
 	*)	echo "distro: modinfo -k $kver finds $ko, not DKMS's module" >&2; return 1 ;;
 	esac
-	vermagic=$(modinfo -F vermagic "$ko")
+	vermagic=$(inroot modinfo -F vermagic "$ko")
 	echo "distro: $ko: vermagic $vermagic"
 	case "$vermagic " in	# built for KVER, with the CRCs insmod checks
 	"$kver "*" modversions "*) ;;
 	*)	echo "distro: $ko is not built for $kver with modversions" >&2; return 1 ;;
 	esac
+	ko=$root$ko
 	rm -rf "$out" && mkdir -p "$out"
 	case $ko in		# the kernel checks the module itself, not the file
 	*.xz)	xz -dc "$ko" ;;
@@ -81,15 +124,26 @@ setup() {	# KVER DEBDIR OUT
 	*)	cat "$ko" ;;
 	esac >"$out/ashmem.ko"
 	mkdir -p "$out/modules-load.d"
-	cp /usr/lib/modules-load.d/ashmem.conf "$out/modules-load.d/" || {
+	cp "$root/usr/lib/modules-load.d/ashmem.conf" "$out/modules-load.d/" || {
 		echo "distro: $name installed no /usr/lib/modules-load.d/ashmem.conf" >&2
 		return 1; }
 }
 
 boot() {	# KVER NAME SUITES [VM.SH DIRS...]
-	local kver=$1 name=$2 suites=$3
+	local kver=$1 name=$2 suites=$3 page=4096
 	shift 3
-	VM_SMP=2 VM_NUMA=2 bash "$here/vm.sh" "/boot/vmlinuz-$kver" \
+	# The page size Debian built the kernel with, which ashmem_test checks
+	# that its programs see.
+	[ -f "$root/boot/config-$kver" ] || {
+		echo "distro: no $root/boot/config-$kver" >&2; return 1; }
+	case $(grep -E '^CONFIG_ARM64_(16|64)K_PAGES=y' "$root/boot/config-$kver" || true) in
+	*16K*)	page=16384 ;;
+	*64K*)	page=65536 ;;
+	esac
+	# Debian's arm64 kernel has virtio-pci built in, virtio-mmio as a
+	# module: the results channel is a PCI device there.
+	KERNEL_ARGS="${KERNEL_ARGS:-} ASHMEM_PAGE_SIZE=$page" \
+		VM_VIRTIO=pci VM_SMP=2 VM_NUMA=2 bash "$here/vm.sh" "$root/boot/vmlinuz-$kver" \
 		"$name" "$suites" "$@"
 }
 
@@ -99,6 +153,10 @@ kver)
 	[ $# = 2 ] || { echo "usage: $0 kver SERIES" >&2; exit 2; }
 	k=$(kver "$2")
 	if [ -z "$k" ]; then	# a fresh machine: no package lists yet
+		if [ "$karch" = arm64 ] &&
+			! dpkg --print-foreign-architectures | grep -qx arm64; then
+			$sudo dpkg --add-architecture arm64
+		fi
 		$sudo apt-get update -q >&2
 		k=$(kver "$2")
 	fi
