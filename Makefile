@@ -44,6 +44,11 @@ KARCH_arm64-16k  := arm64
 KARCH            := $(or $(KARCH_$(KERNEL)),x86_64)
 BITS_arm64-16k   := 64
 BITS             := $(or $(BITS_$(KERNEL)),64 32)
+# The page size of a lane's kernel: ashmem_test checks that its programs
+# see it (ASHMEM_PAGE_SIZE, on the kernel command line, reaches them
+# through /init's environment).
+PAGE_SIZE_arm64-16k := 16384
+PAGE_SIZE        := $(or $(PAGE_SIZE_$(KERNEL)),4096)
 IMAGE_x86_64     := arch/x86/boot/bzImage
 IMAGE_arm64      := arch/arm64/boot/Image
 BZIMAGE          := $(KOUT)/$(IMAGE_$(KARCH))
@@ -103,7 +108,9 @@ help:
 	@echo "make check-nomemfd  the x86_64 kernel without the ashmem ioctls of memfd files:"
 	@echo "                every one must answer ENOTTY on a memfd (64-bit, 32-bit)"
 	@echo "make check-arm64  the arm64 kernel (qemu virt): the vmtest programs 64-bit and"
-	@echo "                32-bit with 4K pages, 64-bit with 16K pages; make run ARCH=arm64"
+	@echo "                32-bit with 4K pages, 64-bit with 16K pages; Debian's arm64"
+	@echo "                kernel with the DKMS module (built in an arm64 root under"
+	@echo "                qemu-user): the distro lane's programs; make run ARCH=arm64"
 	@echo "make soak       the reclaim matrix (ashmem_reclaim), SOAK_RUNS=$(SOAK_RUNS) runs of every shape"
 	@echo "make bench      run ashmem_bench (64-bit) in the VM, instruction then wall clock; BENCH_ARGS=\"--quick\""
 	@echo "make patches    write the series (git format-patch, cover letter) to $(B)/patches"
@@ -174,7 +181,8 @@ vmtest-results: selftests samples guest-bin
 	   $(foreach b,$(BITS),echo "tap ashmem_fuzz-$(b) /selftests/$(b)/ashmem ./ashmem_fuzz $(FUZZ_ARGS)";) \
 	   $(if $(VMTEST_EXTRA),grep -hv '^#' $(VMTEST_EXTRA);) \
 	} >>$(B)/vmtest-$(KERNEL).suites
-	bash scripts/vm.sh $(BZIMAGE) vmtest-$(KERNEL) $(B)/vmtest-$(KERNEL).suites \
+	KERNEL_ARGS="$(KERNEL_ARGS) ASHMEM_PAGE_SIZE=$(PAGE_SIZE)" \
+		bash scripts/vm.sh $(BZIMAGE) vmtest-$(KERNEL) $(B)/vmtest-$(KERNEL).suites \
 		$(foreach b,$(BITS),$(B)/selftests/$(KERNEL)-$(b)/install=/selftests/$(b)) \
 		$(B)/samples=/samples scripts/guest=/guest \
 		$(B)/guest-bin=/guest-bin $(B)/modules/$(KERNEL)=/modules
@@ -288,17 +296,20 @@ check-nomemfd:
 
 # The arm64 lanes: the 4K-page kernel runs what vmtest runs on x86_64,
 # 64-bit (aarch64) and 32-bit (armhf, compat) programs, in check too; the
-# 16K-page kernel the 64-bit ones, in check-arm64 only (one more kernel
-# built with clang).
+# 16K-page kernel the 64-bit ones, and Debian's arm64 kernel the DKMS
+# package's module (the distro lane on arm64), in check-arm64 only (one
+# more kernel built with clang, and DKMS under qemu-user).
 arm64-results:
 	$(MAKE) KERNEL=arm64 vmtest-results
 
+RES_arm64_all := $(RES)/vmtest-arm64.json $(RES)/vmtest-arm64-16k.json \
+	$(RES)/distro-arm64-$(DISTRO).json
 check-arm64:
-	@rm -f $(RES)/vmtest-arm64.json $(RES)/vmtest-arm64-16k.json
+	@rm -f $(RES_arm64_all)
 	-@$(MAKE) KERNEL=arm64 vmtest-results
 	-@$(MAKE) KERNEL=arm64-16k vmtest-results
-	@python3 scripts/results.py summary --strict $(RES)/vmtest-arm64.json \
-		$(RES)/vmtest-arm64-16k.json
+	-@$(MAKE) KERNEL=arm64 distro-results
+	@python3 scripts/results.py summary --strict $(RES_arm64_all)
 
 kunit:
 	-@$(MAKE) kunit-results
@@ -353,7 +364,7 @@ RES_series := $(RES)/series.json
 RES_lint   := $(RES)/lint.json
 RES_docs   := $(RES)/docs.json
 RES_debug  := $(RES)/vmtest-debug.json
-RES_distro := $(RES)/distro-$(DISTRO).json
+RES_distro := $(RES)/$(DISTRO_NAME).json
 RES_distro-6.1 := $(RES)/distro-6.1.json
 RES_arm64  := $(RES)/vmtest-arm64.json
 check-fast: STEPS := kunit vmtest stress numa nokmem series lint docs

@@ -2,9 +2,12 @@
 # (scripts/dkms-deb.sh) and the distro lane (scripts/distro.sh).
 #
 # DISTRO is the kernel series, 6.12 or 6.1; DISTRO_KVER the release, by
-# default the newest Debian 12 cloud kernel of the series that apt knows.
+# default the newest Debian 12 kernel of the series that apt knows, of the
+# lane's architecture: the cloud kernel on x86_64, the generic one on
+# arm64 (KERNEL=arm64, whose selftests run there).
 DISTRO       ?= 6.12
-DISTRO_KVER  ?= $(shell bash scripts/distro.sh kver $(DISTRO))
+DISTRO_KVER  ?= $(shell KARCH=$(KARCH) bash scripts/distro.sh kver $(DISTRO))
+DISTRO_NAME  := distro-$(if $(filter-out x86_64,$(KARCH)),$(KARCH)-)$(DISTRO)
 DKMS_DEB_DIR := $(B)/dkms
 
 .PHONY: dkms-deb distro-results distro-6.1-results check-distro run-distro \
@@ -15,20 +18,22 @@ dkms-deb:
 
 # One boot of Debian's kernel: load the module DKMS built, every selftest
 # program 64-bit and 32-bit, the demo, the fuzzer, the stress program, then
-# unload, reload and ashmem_test again.
+# unload, reload and ashmem_test again.  On arm64 (make check-arm64, or
+# make check-distro KERNEL=arm64) DKMS runs in an arm64 root under
+# qemu-user, build/chroot-arm64, made once (scripts/chroot.sh).
 distro-results: dkms-deb selftests samples guest-bin
-	bash scripts/distro.sh check $(DISTRO_KVER) $(DKMS_DEB_DIR) distro-$(DISTRO)
+	KERNEL=$(KERNEL) bash scripts/distro.sh check $(DISTRO_KVER) $(DKMS_DEB_DIR) $(DISTRO_NAME)
 
 check-distro:
 	-@$(MAKE) distro-results
-	@python3 scripts/results.py summary $(RES)/distro-$(DISTRO).json
+	@python3 scripts/results.py summary $(RES)/$(DISTRO_NAME).json
 
 # make check's lane of the 6.1 series, next to the default's.
 distro-6.1-results:
 	$(MAKE) distro-results DISTRO=6.1
 
 run-distro: dkms-deb samples
-	bash scripts/distro.sh run $(DISTRO_KVER) $(DKMS_DEB_DIR)
+	KERNEL=$(KERNEL) bash scripts/distro.sh run $(DISTRO_KVER) $(DKMS_DEB_DIR)
 	@python3 scripts/results.py summary $(RES)/run-distro.json
 
 # The mutation run: the module as DKMS builds it, on Debian's kernel, once

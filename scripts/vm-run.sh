@@ -6,7 +6,8 @@
 # has a single UART for the guest.
 #
 # usage: vm-run.sh KERNEL INITRAMFS LOG [KERNEL-ARGS...]
-# Env: KARCH (x86_64 or arm64, default x86_64),
+# Env: KARCH (x86_64 or arm64, default x86_64), VM_VIRTIO (arm64: the bus
+# of the results channel's virtio console, mmio or pci, default mmio),
 # VM_MEM (512M), VM_SMP (2), VM_TIMEOUT (seconds, 1800), SUITE_TIMEOUT
 # (seconds per guest program, the timeout= of the ashmem kselftests'
 # settings file by default), VM_CLOCK (wall: the vCPUs run in parallel
@@ -33,7 +34,12 @@ x86_64)	qemu=(qemu-system-x86_64)
 arm64)	qemu=(qemu-system-aarch64 -M virt)
 	cpu=max,pauth-impdef=on
 	console="ttyAMA0 results=/dev/hvc0"
-	results=(-device virtio-serial-device
+	case ${VM_VIRTIO:-mmio} in
+	mmio)	serial=virtio-serial-device ;;
+	pci)	serial=virtio-serial-pci ;;
+	*)	echo "vm-run: VM_VIRTIO must be mmio or pci" >&2; exit 2 ;;
+	esac
+	results=(-device "$serial"
 		 -chardev file,id=results,path="$log.results"
 		 -device virtconsole,chardev=results) ;;
 *)	echo "vm-run: KARCH must be x86_64 or arm64" >&2; exit 2 ;;

@@ -1366,14 +1366,19 @@ static long smaps_kb(const void *addr, const char *key)
 /*
  * Every count in pages here is in sysconf(_SC_PAGESIZE) pages: that must be
  * the kernel's page (4K, 16K or 64K on arm64), and an area of 2 pages + 1
- * byte must count 3 of them.
+ * byte must count 3 of them.  ASHMEM_PAGE_SIZE in the environment is the
+ * page size the kernel was built with, which the test VM's lanes pass.
  */
 TEST_F(ashmem, page_size_is_the_kernel_page)
 {
+	const char *expect = getenv("ASHMEM_PAGE_SIZE");
 	char *p;
 
 	ASSERT_LE(0, self->fd);
 	TH_LOG("page size %zu", pages(1));
+	if (expect)
+		EXPECT_EQ(strtoul(expect, NULL, 0), pages(1))
+			TH_LOG("ASHMEM_PAGE_SIZE=%s in the environment", expect);
 	EXPECT_EQ(0, pages(1) & (pages(1) - 1));
 	EXPECT_LE(4096, pages(1));
 	p = area_map(self->fd, pages(2) + 1, PROT_RW, MAP_SHARED);
