@@ -70,7 +70,10 @@ setup() {	# KVER DEBDIR OUT
 	deb=$(realpath "${debs[0]}")
 	if [ -n "$root" ]; then
 		inroot true	# made once, then kept
-		inroot apt-cache show dkms >/dev/null 2>&1 || inroot apt-get update -q
+		# The kernels of 6.12 are in bookworm-security, whose lists a
+		# new root does not have yet.
+		inroot apt-cache show "linux-headers-$kver" >/dev/null 2>&1 ||
+			inroot apt-get update -q
 		$sudo rm -f "$root"/var/tmp/ashmem-dkms_*.deb
 		$sudo cp "$deb" "$root/var/tmp/"
 		deb=/var/tmp/$(basename "$deb")
