@@ -988,6 +988,8 @@ static void measure_faults(void)
  * ashmem side also counts the pages purged against those the cgroup had to
  * give back, and a third child, holding the same unpinned area, asks
  * memory.reclaim for a quarter of it: purged against asked, the over-purge.
+ * A fourth side, for reference, holds the clean page cache mapped, so that
+ * reclaim has to unmap it as a purge unmaps the ashmem pages.
  */
 #define RECLAIM_CG	CG_ROOT "/ashmem_bench"
 #define RECLAIM_SLACK	(8 << 20)	/* memory.max: N MiB and this */
@@ -1026,7 +1028,23 @@ static void read_cache(size_t len)
 	free(buf);
 }
 
-/* Drops what read_cache() left in the page cache. */
+/*
+ * Maps @len bytes of --cache shared and populated: clean page cache, in
+ * the page tables as the ashmem side's pages are.
+ */
+static void map_cache(size_t len)
+{
+	int fd = open(cache_path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		fail("open %s", cache_path);
+	if (mmap(NULL, len, PROT_READ, MAP_SHARED | MAP_POPULATE, fd, 0) ==
+	    MAP_FAILED)
+		fail("mmap of %zu bytes of %s", len, cache_path);
+	close(fd);
+}
+
+/* Drops what read_cache() or map_cache() left in the page cache. */
 static void drop_cache(void)
 {
 	int fd = open(cache_path, O_RDONLY | O_CLOEXEC);
@@ -1047,7 +1065,9 @@ static int area_unpinned(char **map)
 	return fd;
 }
 
-enum reclaim_from { FROM_CACHE, FROM_ASHMEM, FROM_MEMORY_RECLAIM };
+enum reclaim_from {
+	FROM_CACHE, FROM_ASHMEM, FROM_MEMORY_RECLAIM, FROM_MAPPED_CACHE,
+};
 
 /* The child's part of a sample of @from: its results in *@out. */
 static void reclaim_child(enum reclaim_from from, struct reclaim_sample *out)
@@ -1061,6 +1081,8 @@ static void reclaim_child(enum reclaim_from from, struct reclaim_sample *out)
 		fail("enter %s", RECLAIM_CG);
 	if (from == FROM_CACHE)
 		read_cache(reclaim_size);
+	else if (from == FROM_MAPPED_CACHE)
+		map_cache(reclaim_size);
 	else
 		area_unpinned(&map);
 	if (from == FROM_MEMORY_RECLAIM) {
@@ -1091,6 +1113,7 @@ static struct reclaim_sample reclaim_sample(enum reclaim_from from)
 {
 	static const char *const what[] = {
 		"clean page cache", "unpinned ashmem", "memory.reclaim",
+		"mapped clean page cache",
 	};
 	struct reclaim_sample *res, out;
 	pid_t pid;
@@ -1109,7 +1132,7 @@ static struct reclaim_sample reclaim_sample(enum reclaim_from from)
 		_exit(0);
 	}
 	st = wait_child(pid);
-	if (from == FROM_CACHE)
+	if (from == FROM_CACHE || from == FROM_MAPPED_CACHE)
 		drop_cache();
 	if (st) {
 		errno = 0;
@@ -1123,7 +1146,7 @@ static struct reclaim_sample reclaim_sample(enum reclaim_from from)
 
 static void measure_reclaim(void)
 {
-	struct side sd[2], po[2], pr[2];
+	struct side sd[3], po[2], pr[2];
 	char unit[24], max[32], cg[PATH_MAX];
 	int r;
 
@@ -1153,6 +1176,8 @@ static void measure_reclaim(void)
 			       .iters = 1 };
 	sd[1] = sd[0];
 	sd[1].label = "from clean page cache";
+	sd[2] = sd[0];
+	sd[2].label = "from mapped clean page cache";
 	po[0] = (struct side){ .label = "pages purged", .unit = "pages",
 			       .fixed = true, .per_op = 1, .div = 1,
 			       .iters = 1 };
@@ -1165,9 +1190,11 @@ static void measure_reclaim(void)
 		struct reclaim_sample c = reclaim_sample(FROM_CACHE);
 		struct reclaim_sample a = reclaim_sample(FROM_ASHMEM);
 		struct reclaim_sample m = reclaim_sample(FROM_MEMORY_RECLAIM);
+		struct reclaim_sample k = reclaim_sample(FROM_MAPPED_CACHE);
 
 		sd[0].v[r] = figure(&sd[0], a.ns);
 		sd[1].v[r] = figure(&sd[1], c.ns);
+		sd[2].v[r] = figure(&sd[2], k.ns);
 		po[0].v[r] = a.purged;
 		po[1].v[r] = a.needed > 0 ? a.needed : 1;
 		pr[0].v[r] = m.purged;
@@ -1176,7 +1203,9 @@ static void measure_reclaim(void)
 	rmdir(RECLAIM_CG);
 	print_side(&sd[0]);
 	print_side(&sd[1]);
+	print_side(&sd[2]);
 	report("7", "reclaim: ashmem / page cache", &sd[0], &sd[1], 1.2);
+	report("7m", "reclaim: ashmem / mapped cache", &sd[0], &sd[2], 0);
 	print_side(&po[0]);
 	print_side(&po[1]);
 	report("7b", "over-purge at memory.max", &po[0], &po[1], 1.5);
