@@ -63,7 +63,7 @@ kver() {	# SERIES
 # loads it at boot (boot_root).  All of it where the package is installed
 # (inroot): on the host, or in the arm64 root, as a user's apt-get would.
 setup() {	# KVER DEBDIR OUT
-	local kver=$1 out=$3 debs deb name version image ko vermagic
+	local kver=$1 out=$3 debs deb name version image ko generic
 	debs=("$2"/ashmem-dkms_*_all.deb)
 	[ ${#debs[@]} = 1 ] && [ -f "${debs[0]}" ] || {
 		echo "distro: not one ashmem-dkms package in $2: ${debs[*]}" >&2; return 1; }
@@ -112,23 +112,22 @@ setup() {	# KVER DEBDIR OUT
 		echo "distro: no $root/boot/vmlinuz-$kver after installing ${image:-linux-headers-$kver}" >&2
 		return 1; }
 
-	# The package builds for the running kernel and the newest installed
-	# one, the headers' install for theirs.
-	if ! inroot dkms status -m ashmem -v "$version" -k "$kver" | grep -q ': installed'; then
-		inroot $rsudo dkms install -m ashmem -v "$version" -k "$kver"
-	fi
-	inroot dkms status -m ashmem -v "$version" -k "$kver"
-
+	dkms_built "$kver" "$version"
 	ko=$(inroot modinfo -k "$kver" -n ashmem)
 	case $ko in
 	/lib/modules/"$kver"/updates/dkms/*) ;;
 	*)	echo "distro: modinfo -k $kver finds $ko, not DKMS's module" >&2; return 1 ;;
 	esac
-	vermagic=$(inroot modinfo -F vermagic "$ko")
-	echo "distro: $ko: vermagic $vermagic"
-	case "$vermagic " in	# built for KVER, with the CRCs insmod checks
-	"$kver "*" modversions "*) ;;
-	*)	echo "distro: $ko is not built for $kver with modversions" >&2; return 1 ;;
+	# The generic flavour of the same release, Debian's kernel for
+	# machines that are not cloud guests: apt-get install of the package
+	# where DKMS is not installed yet brings its headers in (DKMS
+	# recommends linux-headers-amd64), and their install has DKMS build
+	# the module.  Built and checked here, not booted.
+	case $kver in
+	*-cloud-amd64)
+		generic=${kver%-cloud-amd64}-amd64
+		bash "$here/deps.sh" "linux-headers-$generic"
+		dkms_built "$generic" "$version" ;;
 	esac
 	ko=$root$ko
 	rm -rf "$out" && mkdir -p "$out/modules"
@@ -139,6 +138,28 @@ setup() {	# KVER DEBDIR OUT
 	*)	cat "$ko" ;;
 	esac >"$out/modules/ashmem.ko"
 	boot_root "$kver" "$name" "$out/root"
+}
+
+# DKMS's module for KVER, built for it with the CRCs insmod checks: the
+# package builds for the running kernel and the newest installed one, the
+# headers' install for theirs, and this for any other.
+dkms_built() {	# KVER VERSION
+	local kver=$1 ko vermagic
+	if ! inroot dkms status -m ashmem -v "$2" -k "$kver" | grep -q ': installed'; then
+		inroot $rsudo dkms install -m ashmem -v "$2" -k "$kver"
+	fi
+	inroot dkms status -m ashmem -v "$2" -k "$kver"
+	ko=$(inroot find "/lib/modules/$kver/updates/dkms" -name 'ashmem.ko*')
+	if [ -z "$ko" ] || [ "$(echo "$ko" | wc -l)" != 1 ]; then
+		echo "distro: not one ashmem module in /lib/modules/$kver/updates/dkms: $ko" >&2
+		return 1
+	fi
+	vermagic=$(inroot modinfo -F vermagic "$ko")
+	echo "distro: $ko: vermagic $vermagic"
+	case "$vermagic " in
+	"$kver "*" modversions "*) ;;
+	*)	echo "distro: $ko is not built for $kver with modversions" >&2; return 1 ;;
+	esac
 }
 
 # What loads the module when Debian boots KVER, at the guest's paths under
