@@ -24,7 +24,8 @@
 #   DEBDIR  where dkms-deb.sh wrote the package
 # Env: KARCH (x86_64 or arm64, default x86_64), KERNEL (the lane whose
 # selftests, demo and guest helpers run, default x86_64), FUZZ_ARGS,
-# STRESS_ARGS, DEMO, RUN_KERNEL_ARGS, VM_* (see vm-run.sh).
+# STRESS_ARGS, DEMO, RUN_KERNEL_ARGS, SKIP_SUITES (an extended regular
+# expression: selftest suites by name not to run), VM_* (see vm-run.sh).
 set -euo pipefail
 
 here=$(dirname "$(realpath "$0")")
@@ -238,6 +239,7 @@ check)
 		# must fail with ENOTTY there, which sends libcutils back to
 		# /dev/ashmem.
 		cat "$b/selftests/$lane-64/suites.txt" "$b/selftests/$lane-32/suites.txt" |
+			grep -Ev "^tap (${SKIP_SUITES:-^$}) " |
 			sed 's|\./ashmem_memfd$|env ASHMEM_MEMFD=off ./ashmem_memfd -f global|'
 		echo "plain ${DEMO:-ashmem-demo} /samples ./${DEMO:-ashmem-demo}"
 		echo "tap ashmem_fuzz-64 /selftests/64/ashmem ./ashmem_fuzz $fuzz"
