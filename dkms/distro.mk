@@ -17,10 +17,11 @@ dkms-deb:
 	@bash scripts/dkms-deb.sh . $(DKMS_DEB_DIR)
 
 # One boot of Debian's kernel: load the module DKMS built, every selftest
-# program 64-bit and 32-bit, the demo, the fuzzer, the stress program, then
-# unload, reload and ashmem_test again.  On arm64 (make check-arm64, or
-# make check-distro KERNEL=arm64) DKMS runs in an arm64 root under
-# qemu-user, build/chroot-arm64, made once (scripts/chroot.sh).
+# program 64-bit and 32-bit but REPEATED_32 (Makefile, the debug lane), the
+# demo, the fuzzer, the stress program, then unload, reload and ashmem_test
+# again.  On arm64 (make check-arm64, or make check-distro KERNEL=arm64)
+# DKMS runs in an arm64 root under qemu-user, build/chroot-arm64, made once
+# (scripts/chroot.sh).
 distro-results: dkms-deb selftests samples guest-bin
 	KERNEL=$(KERNEL) SKIP_SUITES='$(REPEATED_32)' \
 		bash scripts/distro.sh check $(DISTRO_KVER) $(DKMS_DEB_DIR) $(DISTRO_NAME)

@@ -17,8 +17,8 @@
 #        distro.sh check KVER DEBDIR NAME
 #          the module loaded as the package's modules-load.d file asks at
 #          boot, the unload checks, every selftest program 64-bit
-#          and 32-bit, the demo, the fuzzer and the stress program, in one
-#          boot; build/results/NAME.json
+#          and 32-bit but those SKIP_SUITES names, the demo, the fuzzer
+#          and the stress program, in one boot; build/results/NAME.json
 #        distro.sh run KVER DEBDIR
 #          the demo only (make run-distro); build/results/run-distro.json
 #   DEBDIR  where dkms-deb.sh wrote the package
