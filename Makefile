@@ -83,7 +83,7 @@ RUN_KERNEL_ARGS ?= quiet
 export VM_MEM VM_SMP VM_TIMEOUT SUITE_TIMEOUT
 
 .PHONY: help deps prepare kernel selftests samples guest-bin kunit kunit-results \
-	vmtest vmtest-results stress-results numa-results nokmem-results soak soak-results \
+	vmtest vmtest-results stress-results nokmem-results soak soak-results \
 	debug-results \
 	nomemfd-results check-nomemfd arm64-results check-arm64 check check-fast run \
 	bench patches series series-results lint lint-results docs docs-results \
@@ -170,6 +170,12 @@ kunit-results: prepare
 # the demo (plain: it passes if it exits 0), the ioctl fuzzer (for -t
 # seconds), and what VMTEST_EXTRA adds (files of suites lines; '#' starts
 # a comment).
+# The x86_64 lane boots with two memory nodes, so that ashmem_reclaim's
+# NUMA shapes (pressure bound to one node, an area interleaved over both)
+# run there, 64-bit and 32-bit, with the rest of the suite; the debug
+# lane boots with one node, which the other shapes then cover.
+NUMA_x86_64  := 2
+VM_NUMA      ?= $(or $(NUMA_$(KERNEL)),1)
 FUZZ_ARGS    ?= -t 30 -p 2
 VMTEST_FIRST ?=
 VMTEST_EXTRA ?=
@@ -182,7 +188,7 @@ vmtest-results: selftests samples guest-bin
 	   $(foreach b,$(BITS),echo "tap ashmem_fuzz-$(b) /selftests/$(b)/ashmem ./ashmem_fuzz $(FUZZ_ARGS)";) \
 	   $(if $(VMTEST_EXTRA),grep -hv '^#' $(VMTEST_EXTRA);) \
 	} >>$(B)/vmtest-$(KERNEL).suites
-	KERNEL_ARGS="$(KERNEL_ARGS) ASHMEM_PAGE_SIZE=$(PAGE_SIZE)" \
+	KERNEL_ARGS="$(KERNEL_ARGS) ASHMEM_PAGE_SIZE=$(PAGE_SIZE)" VM_NUMA=$(VM_NUMA) \
 		bash scripts/vm.sh $(BZIMAGE) vmtest-$(KERNEL) $(B)/vmtest-$(KERNEL).suites \
 		$(foreach b,$(BITS),$(B)/selftests/$(KERNEL)-$(b)/install=/selftests/$(b)) \
 		$(B)/samples=/samples scripts/guest=/guest \
@@ -198,16 +204,6 @@ stress-results: selftests
 	} >$(B)/stress-$(KERNEL).suites
 	VM_MEM=$(STRESS_MEM) bash scripts/vm.sh $(BZIMAGE) stress-$(KERNEL) \
 		$(B)/stress-$(KERNEL).suites \
-		$(B)/selftests/$(KERNEL)-64/install=/selftests/64 \
-		$(B)/selftests/$(KERNEL)-32/install=/selftests/32
-
-# The NUMA lane: the same kernel on two memory nodes (VM_NUMA=2), for
-# reclaim when the pressure is on one node: ashmem_reclaim (whose NUMA
-# shapes need a second node) and ashmem_memcg, 64-bit and 32-bit.
-numa-results: selftests
-	@for b in 64 32; do for p in ashmem_reclaim ashmem_memcg; do \
-		echo "tap $$p-$$b /selftests/$$b/ashmem ./$$p"; done; done >$(B)/numa-$(KERNEL).suites
-	VM_NUMA=2 bash scripts/vm.sh $(BZIMAGE) numa-$(KERNEL) $(B)/numa-$(KERNEL).suites \
 		$(B)/selftests/$(KERNEL)-64/install=/selftests/64 \
 		$(B)/selftests/$(KERNEL)-32/install=/selftests/32
 
@@ -368,7 +364,6 @@ series lint docs:
 RES_kunit  := $(RES)/kunit.json
 RES_vmtest := $(RES)/vmtest-$(KERNEL).json
 RES_stress := $(RES)/stress-$(KERNEL).json
-RES_numa   := $(RES)/numa-$(KERNEL).json
 RES_nokmem := $(RES)/nokmem-$(KERNEL).json
 RES_series := $(RES)/series.json
 RES_lint   := $(RES)/lint.json
@@ -377,12 +372,14 @@ RES_debug  := $(RES)/vmtest-debug.json
 RES_distro := $(RES)/$(DISTRO_NAME).json
 RES_distro-6.1 := $(RES)/distro-6.1.json
 RES_arm64  := $(RES)/vmtest-arm64.json
-check-fast: STEPS := kunit vmtest stress numa nokmem series lint docs
-check:      STEPS := kunit vmtest stress numa nokmem series lint docs debug distro \
+check-fast: STEPS := kunit vmtest stress nokmem series lint docs
+check:      STEPS := kunit vmtest stress nokmem series lint docs debug distro \
 		     distro-6.1 arm64
 check-fast check:
-	@rm -f $(foreach s,$(STEPS),$(RES_$(s)))
-	@for step in $(STEPS); do $(MAKE) $$step-results || true; done
+	@rm -f $(foreach s,$(STEPS),$(RES_$(s))) $(LOGS)/$@.times; mkdir -p $(LOGS)
+	@for step in $(STEPS); do start=$$(date +%s); $(MAKE) $$step-results || true; \
+		echo "$$step $$(( $$(date +%s) - start ))" >>$(LOGS)/$@.times; done
+	@python3 scripts/results.py times $(LOGS)/$@.times
 	@python3 scripts/results.py summary --strict $(foreach s,$(STEPS),$(RES_$(s)))
 
 run: samples

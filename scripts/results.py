@@ -19,6 +19,9 @@ usage:
       failed, anything is missing, or nothing passed.  Each result file is
       held to its manifest, manifests/NAME.txt (below), if there is one;
       with --strict, a result file without a manifest is a failure too.
+  results.py times TIMES
+      print the time of each step of a make check and the total; TIMES has
+      'STEP SECONDS' lines.
   results.py manifest OUT.json
       print a manifest for a result file as it is, for review: the
       suites, their number of results, and each skip with its reason.
@@ -392,6 +395,18 @@ def cmd_summary(paths, strict=False):
     return 1 if failed else 0
 
 
+def cmd_times(path):
+    """The time of each step of a make check, and the total (STEP SECONDS a
+    line, written by the Makefile)."""
+    total = 0
+    print("---- time by step ----")
+    for line in read_lines(path):
+        step, secs = line.split()
+        total += int(secs)
+        print(f"  {step:<16} {int(secs) // 60:3d}:{int(secs) % 60:02d}")
+    print(f"  {'total':<16} {total // 60:3d}:{total % 60:02d}")
+
+
 def main():
     if len(sys.argv) < 2:
         sys.exit(__doc__)
@@ -406,6 +421,8 @@ def main():
         sys.exit(cmd_summary(args[1:], strict=True))
     elif cmd == "summary" and args:
         sys.exit(cmd_summary(args))
+    elif cmd == "times" and len(args) == 1:
+        cmd_times(*args)
     elif cmd == "manifest" and len(args) == 1:
         cmd_manifest(*args)
     else:
