@@ -36,7 +36,7 @@
  * numbers that name its bits.  Before, the flags are one word, and here
  * each VMA_*_BIT is the VM_* mask itself, which the helpers below take.
  */
-typedef unsigned long vma_flags_t;
+#define vma_flags_t unsigned long
 
 #define EMPTY_VMA_FLAGS		0UL
 #define VMA_READ_BIT		VM_READ
@@ -285,7 +285,7 @@ typedef enum lru_status (*ashmem_compat_walk_cb)(struct list_head *item,
 struct ashmem_compat_walk {
 	ashmem_compat_walk_cb isolate;
 	void *arg;
-	spinlock_t *lock;
+	spinlock_t *lock;	/* the walk's: held, but where unlocked says */
 	bool unlocked;
 };
 
@@ -569,7 +569,11 @@ struct vm_area_desc {
 	const struct vm_operations_struct *vm_ops;
 };
 
-#define vma_desc_pages(desc) (((desc)->end - (desc)->start) >> PAGE_SHIFT)
+static inline unsigned long vma_desc_pages(const struct vm_area_desc *desc)
+{
+	return (desc->end - desc->start) >> PAGE_SHIFT;
+}
+
 #define vma_desc_test(desc, bit) (!!((desc)->vma_flags & (bit)))
 #define vma_desc_test_any_mask(desc, flags) (!!((desc)->vma_flags & (flags)))
 #define vma_desc_clear_flags_mask(desc, flags) ((desc)->vma_flags &= ~(flags))
