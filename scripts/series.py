@@ -54,6 +54,7 @@ or the cover letter's blurb).  Headers:
                                            order of Kconfig
                           An ITEM ending in '?' is optional: it carries the
                           file if the repo has it, and nothing otherwise.
+  Maintainers-BASE: x.diff  (cover only) as Maintainers:, on BASE only
   Files-BASE: ITEM...     as Files:, for the series on BASE only (Files-6.12:
                           a diff of patches/6.12/ that makes a repo file,
                           written for 7.3, build on 6.12); an item that only
@@ -177,8 +178,10 @@ def read_entry(path):
             entry["items"] += value.split()
         elif key.startswith("Files-") and key[len("Files-"):] in BASES:
             entry["other_items"] += value.split()
-        elif key == "Maintainers":
+        elif key == "Maintainers" or key == f"Maintainers-{BASE}":
             entry["maintainers"] = value
+        elif key.startswith("Maintainers-") and key[len("Maintainers-"):] in BASES:
+            entry["other_items"].append(value)
         else:
             die(f"{path}: unknown header {key!r}")
     if not entry["subject"]:
@@ -218,7 +221,7 @@ def resolve(repo, cover, patches):
     carried, diffs_seen, options_seen = {}, {}, {}
     problems = []
     # What only another base carries is not this base's to carry.
-    for e in patches:
+    for e in [cover] + patches:
         for item in e["other_items"]:
             item = item.rstrip("?")
             if item.endswith(DIFF_SUFFIXES):
