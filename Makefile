@@ -355,15 +355,24 @@ series-results: patches
 
 # The mainline lane: the series on Linux 7.3, what vmtest runs on 6.12
 # (manifests/vmtest-mainline.txt), after the series on 7.3 is checked.
+# KUnit runs under UML on the 7.3 tree too (build/kunit-7.3, result
+# kunit-7.3, manifests/kunit-7.3.txt).
 mainline-results:
 	$(MAKE) BASE=7.3 series-results
+	$(MAKE) BASE=7.3 kunit-7.3-results
 	$(MAKE) KERNEL=mainline vmtest-results
 
+kunit-7.3-results: prepare
+	@rm -f $(RES)/kunit-7.3.json
+	bash scripts/kunit.sh $(KSRC) $(KUNITCONFIG) $(B)/kunit-7.3 $(LOGS)/kunit-7.3.log
+	@python3 scripts/results.py kunit $(LOGS)/kunit-7.3.log "$$(cat $(LOGS)/kunit-7.3.log.rc)" \
+		$(B)/kunit-7.3/test.log $(RES)/kunit-7.3.json kunit-7.3
+
 check-mainline:
-	@rm -f $(RES)/series-7.3.json $(RES)/vmtest-mainline.json
+	@rm -f $(RES)/series-7.3.json $(RES)/kunit-7.3.json $(RES)/vmtest-mainline.json
 	-@$(MAKE) mainline-results
 	@python3 scripts/results.py summary --strict $(RES)/series-7.3.json \
-		$(RES)/vmtest-mainline.json
+		$(RES)/kunit-7.3.json $(RES)/vmtest-mainline.json
 
 lint-results: patches kernel
 	@rm -f $(RES)/lint.json $(LOGS)/lint.log.rc; mkdir -p $(LOGS)

@@ -228,6 +228,11 @@ static inline void ashmem_compat_vm_flags_clear(struct vm_area_struct *vma,
 #define mnt_idmap user_namespace
 #endif
 
+#ifndef ASHMEM_HAVE_KZALLOC_OBJ
+/* kzalloc_obj(), newer than 6.12: a zeroed object of the type of @p. */
+#define kzalloc_obj(p, gfp) ((typeof(p) *)kzalloc(sizeof(p), gfp))
+#endif
+
 #ifndef ASHMEM_HAVE_FILE_KATTR
 /* struct file_kattr (6.17) was struct fileattr. */
 #define file_kattr fileattr

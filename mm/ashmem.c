@@ -1179,7 +1179,7 @@ static struct ashmem_area *ashmem_area_create(void)
 {
 	struct ashmem_area *asma;
 
-	asma = kzalloc(sizeof(*asma), GFP_KERNEL_ACCOUNT);
+	asma = kzalloc_obj(*asma, GFP_KERNEL_ACCOUNT);
 	if (!asma)
 		return NULL;
 
