@@ -34,7 +34,7 @@ FRAGMENTS_debug  := configs/x86_64.config configs/debug.config
 FRAGMENTS_nomemfd := configs/x86_64.config configs/nomemfd.config
 FRAGMENTS_arm64  := configs/arm64.config
 FRAGMENTS_arm64-16k := configs/arm64.config configs/arm64-16k.config
-FRAGMENTS_mainline := configs/x86_64.config
+FRAGMENTS_mainline := configs/mainline.config
 FRAGMENTS        ?= $(FRAGMENTS_$(KERNEL))
 # The kernel a lane builds: the series on Linux 6.12, or for the mainline
 # lane on 7.3 (Debian 13's linux-source-7.3, scripts/fetch-source.sh).
