@@ -390,7 +390,7 @@ docs-results: prepare
 
 series lint docs:
 	-@$(MAKE) $@-results
-	@python3 scripts/results.py summary $(RES)/$@.json
+	@python3 scripts/results.py summary $(RES)/$@$(if $(filter series,$@),$(SERIES_SUFFIX)).json
 
 # Every step runs even if an earlier one failed; a step that could not
 # finish leaves no result file, which the summary counts as a failure, and
