@@ -8,7 +8,9 @@ SHELL := /bin/bash
 MAKEFLAGS += --no-print-directory
 
 B      := build
-KSRC   := $(B)/linux
+# The tree of the lane's base (BASE, below): build/linux is the series on
+# 6.12, build/linux-7.3 the series on 7.3 (scripts/series.py).
+KSRC    = $(B)/linux$(if $(filter-out 6.12,$(BASE)),-$(BASE))
 LOGS   := $(B)/logs
 RES    := $(B)/results
 JOBS   ?= $(shell nproc)
@@ -32,7 +34,12 @@ FRAGMENTS_debug  := configs/x86_64.config configs/debug.config
 FRAGMENTS_nomemfd := configs/x86_64.config configs/nomemfd.config
 FRAGMENTS_arm64  := configs/arm64.config
 FRAGMENTS_arm64-16k := configs/arm64.config configs/arm64-16k.config
+FRAGMENTS_mainline := configs/mainline.config
 FRAGMENTS        ?= $(FRAGMENTS_$(KERNEL))
+# The kernel a lane builds: the series on Linux 6.12, or for the mainline
+# lane on 7.3 (Debian 13's linux-source-7.3, scripts/fetch-source.sh).
+BASE_mainline    := 7.3
+BASE             ?= $(or $(BASE_$(KERNEL)),6.12)
 KOUT             := $(B)/$(KERNEL)
 LANES            := $(patsubst FRAGMENTS_%,%,$(filter FRAGMENTS_%,$(.VARIABLES)))
 
@@ -136,7 +143,8 @@ deps:
 	@bash scripts/deps.sh $(DEPS_$(KARCH))
 
 prepare: deps
-	@python3 scripts/series.py prepare . $(KSRC)
+	$(if $(filter-out 6.12,$(BASE)),@bash scripts/fetch-source.sh $(BASE))
+	@python3 scripts/series.py prepare . $(KSRC) $(BASE)
 
 kernel: prepare
 	bash scripts/build-kernel.sh $(KSRC) $(KOUT) $(SELFTEST_CONFIGS) $(FRAGMENTS)
@@ -328,15 +336,39 @@ vmtest:
 # The series: the commits of $(KSRC)'s branch 'series' (scripts/series.py),
 # written by git format-patch, then applied with git am to a fresh checkout
 # of pristine 6.12; $(KSRC), what every lane builds, must be that series.
+# BASE=7.3: the series on 7.3, in $(B)/patches-7.3, its result series-7.3.
+SERIES_SUFFIX = $(if $(filter-out 6.12,$(BASE)),-$(BASE))
 patches: prepare
-	python3 scripts/series.py patches . $(KSRC) $(B)/patches
+	python3 scripts/series.py patches . $(KSRC) $(B)/patches$(SERIES_SUFFIX) $(BASE)
 
 series-results: patches
-	@rm -f $(RES)/series.json $(LOGS)/series.log.rc; mkdir -p $(LOGS)
-	rc=0; python3 scripts/series.py verify $(KSRC) $(B)/patches $(B)/series 2>&1 | tee $(LOGS)/series.log || rc=$$?; \
-		echo $$rc >$(LOGS)/series.log.rc
-	@python3 scripts/results.py tap series $(LOGS)/series.log \
-		"$$(cat $(LOGS)/series.log.rc)" $(RES)/series.json
+	@rm -f $(RES)/series$(SERIES_SUFFIX).json $(LOGS)/series$(SERIES_SUFFIX).log.rc; mkdir -p $(LOGS)
+	rc=0; python3 scripts/series.py verify $(KSRC) $(B)/patches$(SERIES_SUFFIX) \
+		$(B)/series$(SERIES_SUFFIX) $(BASE) 2>&1 | tee $(LOGS)/series$(SERIES_SUFFIX).log || rc=$$?; \
+		echo $$rc >$(LOGS)/series$(SERIES_SUFFIX).log.rc
+	@python3 scripts/results.py tap series$(SERIES_SUFFIX) $(LOGS)/series$(SERIES_SUFFIX).log \
+		"$$(cat $(LOGS)/series$(SERIES_SUFFIX).log.rc)" $(RES)/series$(SERIES_SUFFIX).json
+
+# The mainline lane: the series on Linux 7.3, what vmtest runs on 6.12
+# (manifests/vmtest-mainline.txt), after the series on 7.3 is checked.
+# KUnit runs under UML on the 7.3 tree too (build/kunit-7.3, result
+# kunit-7.3, manifests/kunit-7.3.txt).
+mainline-results:
+	$(MAKE) BASE=7.3 series-results
+	$(MAKE) BASE=7.3 kunit-7.3-results
+	$(MAKE) KERNEL=mainline vmtest-results
+
+kunit-7.3-results: prepare
+	@rm -f $(RES)/kunit-7.3.json
+	bash scripts/kunit.sh $(KSRC) $(KUNITCONFIG) $(B)/kunit-7.3 $(LOGS)/kunit-7.3.log
+	@python3 scripts/results.py kunit $(LOGS)/kunit-7.3.log "$$(cat $(LOGS)/kunit-7.3.log.rc)" \
+		$(B)/kunit-7.3/test.log $(RES)/kunit-7.3.json kunit-7.3
+
+check-mainline:
+	@rm -f $(RES)/series-7.3.json $(RES)/kunit-7.3.json $(RES)/vmtest-mainline.json
+	-@$(MAKE) mainline-results
+	@python3 scripts/results.py summary --strict $(RES)/series-7.3.json \
+		$(RES)/kunit-7.3.json $(RES)/vmtest-mainline.json
 
 lint-results: patches kernel
 	@rm -f $(RES)/lint.json $(LOGS)/lint.log.rc; mkdir -p $(LOGS)
@@ -354,7 +386,7 @@ docs-results: prepare
 
 series lint docs:
 	-@$(MAKE) $@-results
-	@python3 scripts/results.py summary $(RES)/$@.json
+	@python3 scripts/results.py summary $(RES)/$@$(if $(filter series,$@),$(SERIES_SUFFIX)).json
 
 # Every step runs even if an earlier one failed; a step that could not
 # finish leaves no result file, which the summary counts as a failure, and

@@ -2,7 +2,7 @@
 # Turn test logs into result files, and result files into the final summary.
 """
 usage:
-  results.py kunit KUNIT_OUTPUT RC KERNEL_LOG OUT.json
+  results.py kunit KUNIT_OUTPUT RC KERNEL_LOG OUT.json [NAME]
       kunit.py's output, its exit status and the UML kernel log (test.log,
       checked for kernel reports from the first test on).
   results.py vm NAME SUITES LOG RC CPUS OUT.json
@@ -233,9 +233,9 @@ def cmd_vm(name, suites_path, log, rc, cpus, out):
     write(out, result)
 
 
-def cmd_kunit(output, rc, kernel_log, out):
+def cmd_kunit(output, rc, kernel_log, out, name="kunit"):
     rc = int(rc)
-    result = {"name": "kunit", "suites": [], "problems": [],
+    result = {"name": name, "suites": [], "problems": [],
               "logs": [output, kernel_log]}
     lines = read_lines(output) or []
     summary = None
@@ -253,7 +253,7 @@ def cmd_kunit(output, rc, kernel_log, out):
     else:
         failed = summary.get("failed", 0) + summary.get("crashed", 0)
         result["suites"].append({
-            "name": "kunit", "passed": summary.get("passed", 0), "failed": failed,
+            "name": name, "passed": summary.get("passed", 0), "failed": failed,
             "skipped": summary.get("skipped", 0),
             "failures": [f"kunit: {f}" for f in failures] or
                         ([f"kunit: {failed} failed"] if failed else [])})
@@ -415,7 +415,7 @@ def main():
         cmd_vm(*args)
     elif cmd == "tap" and len(args) == 4:
         cmd_tap(*args)
-    elif cmd == "kunit" and len(args) == 4:
+    elif cmd == "kunit" and len(args) in (4, 5):
         cmd_kunit(*args)
     elif cmd == "summary" and args and args[0] == "--strict" and args[1:]:
         sys.exit(cmd_summary(args[1:], strict=True))
