@@ -331,6 +331,8 @@ FIXTURE(pressure) {
 
 FIXTURE_SETUP(pressure)
 {
+	char path[PATH_MAX];
+
 	self->fd = -1;
 	if (!root_and_ashmem(_metadata))
 		return;
@@ -344,6 +346,8 @@ FIXTURE_SETUP(pressure)
 		 CG_ROOT, getpid());
 	ASSERT_EQ(0, write_str(CG_ROOT "/cgroup.subtree_control", "+memory"));
 	ASSERT_EQ(0, mkdir(self->top, 0755));
+	snprintf(path, sizeof(path), "%s/cgroup.subtree_control", self->top);
+	ASSERT_EQ(0, write_str(path, "+memory"));
 	ASSERT_EQ(0, cg_make(self->top, "a", LIMIT, self->cg));
 }
 
