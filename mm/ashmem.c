@@ -1002,12 +1002,13 @@ static void ashmem_purge(struct ashmem_purge *purge,
  * read them; only CAP_SYS_ADMIN in the initial user namespace may write,
  * checked at write time, whatever the node's mode.
  *
- * Unpinning is a flag that count, scan and the OOM purge read, not a
- * shrinker unregistered and registered again: a shrinker cannot be
- * registered again once freed, the ranges stay on ashmem_lru with their
- * cgroups flagged, and a scan already running when it is switched off
- * only finishes its batch.  Switched off, count says 0, never
- * SHRINK_EMPTY, which would unflag the cgroup for good.
+ * Unpinning is a flag that count, scan and the OOM purge read, rather
+ * than a shrinker unregistered and registered again: a freed shrinker
+ * cannot be registered again, and with a flag the ranges stay on
+ * ashmem_lru, their cgroups flagged, so switching loses nothing.  A scan
+ * already running when it goes off purges what it was asked for, no
+ * more.  Off, count returns 0, not SHRINK_EMPTY, which would unflag a
+ * cgroup whose ranges are still listed.
  */
 static bool ashmem_unpinning_enable = true;
 static bool ashmem_ignore_unset_prot_read;
