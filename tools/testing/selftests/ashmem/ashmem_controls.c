@@ -9,6 +9,7 @@
  * Needs root.  The controls are global: every test puts the defaults back.
  */
 #define _GNU_SOURCE
+#define _FILE_OFFSET_BITS 64
 
 #include <errno.h>
 #include <fcntl.h>
