@@ -42,7 +42,6 @@
 
 #define ASHMEM_NAME_PREFIX	"dev/ashmem/"
 #define ASHMEM_NAME_PREFIX_LEN	(sizeof(ASHMEM_NAME_PREFIX) - 1)
-#define ASHMEM_FULL_NAME_LEN	(ASHMEM_NAME_PREFIX_LEN + ASHMEM_NAME_LEN)
 #define ASHMEM_PROT_MASK	(PROT_READ | PROT_WRITE | PROT_EXEC)
 
 /**
@@ -994,6 +993,132 @@ static void ashmem_purge(struct ashmem_purge *purge,
 	}
 }
 
+/*
+ * The controls of Android 17, each a misc device that reads "0\n" or "1\n"
+ * and takes a boolean: /dev/ashmem_unpinning_enable switches purging under
+ * memory pressure (the shrinker and the OOM purge) off and on, while pins,
+ * unpins and PURGE_ALL_CACHES go on as before; the other two make
+ * SET_PROT_MASK keep PROT_READ or PROT_EXEC, as memfd does.  Anyone may
+ * read them; only CAP_SYS_ADMIN in the initial user namespace may write,
+ * checked at write time, whatever the node's mode.
+ *
+ * Unpinning is a flag that count, scan and the OOM purge read, rather
+ * than a shrinker unregistered and registered again: a freed shrinker
+ * cannot be registered again, and with a flag the ranges stay on
+ * ashmem_lru, their cgroups flagged, so switching loses nothing.  A scan
+ * already running when it goes off purges what it was asked for, no
+ * more.  Off, count returns 0, not SHRINK_EMPTY, which would unflag a
+ * cgroup whose ranges are still listed.
+ */
+static bool ashmem_unpinning_enable = true;
+static bool ashmem_ignore_unset_prot_read;
+static bool ashmem_ignore_unset_prot_exec;
+static DEFINE_MUTEX(ashmem_control_lock);
+
+static bool ashmem_unpinning(void)
+{
+	return READ_ONCE(ashmem_unpinning_enable);
+}
+
+/* The PROT_* bits SET_PROT_MASK keeps although the new mask lacks them. */
+static unsigned long ashmem_prot_kept(void)
+{
+	return (READ_ONCE(ashmem_ignore_unset_prot_read) ? PROT_READ : 0) |
+	       (READ_ONCE(ashmem_ignore_unset_prot_exec) ? PROT_EXEC : 0);
+}
+
+struct ashmem_control {
+	struct miscdevice misc;
+	bool *value;
+};
+
+/* misc_open() left the device in ->private_data. */
+static struct ashmem_control *ashmem_control_of(struct file *file)
+{
+	return container_of(file->private_data, struct ashmem_control, misc);
+}
+
+static ssize_t ashmem_control_read(struct file *file, char __user *buf,
+				   size_t count, loff_t *ppos)
+{
+	char val[2] = { READ_ONCE(*ashmem_control_of(file)->value) ? '1' : '0',
+			'\n' };
+
+	return simple_read_from_buffer(buf, count, ppos, val, sizeof(val));
+}
+
+static ssize_t ashmem_control_write(struct file *file, const char __user *buf,
+				    size_t count, loff_t *ppos)
+{
+	struct ashmem_control *control = ashmem_control_of(file);
+	char kbuf[16];
+	bool val;
+	int ret;
+
+	if (!capable(CAP_SYS_ADMIN))
+		return -EPERM;
+	if (count >= sizeof(kbuf))
+		return -EINVAL;
+	if (copy_from_user(kbuf, buf, count))
+		return -EFAULT;
+	kbuf[count] = '\0';
+	ret = kstrtobool(kbuf, &val);
+	if (ret)
+		return ret;
+
+	guard(mutex)(&ashmem_control_lock);
+	if (*control->value != val) {
+		WRITE_ONCE(*control->value, val);
+		pr_info("ashmem: %s set to %d by %s[%d]\n", control->misc.name,
+			val, current->comm, task_tgid_nr(current));
+	}
+	return count;
+}
+
+static const struct file_operations ashmem_control_fops = {
+	.owner	= THIS_MODULE,
+	.read	= ashmem_control_read,
+	.write	= ashmem_control_write,
+	.llseek	= default_llseek,
+};
+
+#define ASHMEM_CONTROL(_name) {						\
+	.misc = {							\
+		.minor	= MISC_DYNAMIC_MINOR,				\
+		.name	= "ashmem_" #_name,				\
+		.fops	= &ashmem_control_fops,				\
+		.mode	= 0644,						\
+	},								\
+	.value = &ashmem_##_name,					\
+}
+
+static struct ashmem_control ashmem_controls[] = {
+	ASHMEM_CONTROL(unpinning_enable),
+	ASHMEM_CONTROL(ignore_unset_prot_read),
+	ASHMEM_CONTROL(ignore_unset_prot_exec),
+};
+
+static void ashmem_controls_deregister(unsigned int nr)
+{
+	while (nr--)
+		misc_deregister(&ashmem_controls[nr].misc);
+}
+
+static int __init ashmem_controls_register(void)
+{
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < ARRAY_SIZE(ashmem_controls); i++) {
+		ret = misc_register(&ashmem_controls[i].misc);
+		if (ret) {
+			ashmem_controls_deregister(i);
+			return ret;
+		}
+	}
+	return 0;
+}
+
 /* Pages the OOM notifier purges per call: a few high watermarks' worth. */
 static unsigned long ashmem_oom_target(void)
 {
@@ -1030,7 +1155,9 @@ static void ashmem_oom_purge(struct work_struct *work)
 	unsigned int noreclaim;
 
 	noreclaim = memalloc_noreclaim_save();
-	ashmem_purge(&purge, ashmem_purge_walk_all, ASHMEM_PURGE_TRIES);
+	if (ashmem_unpinning())
+		ashmem_purge(&purge, ashmem_purge_walk_all,
+			     ASHMEM_PURGE_TRIES);
 	memalloc_noreclaim_restore(noreclaim);
 	atomic_long_add(purge.freed, &ashmem_oom_freed);
 	atomic_set_release(&ashmem_oom_done, asked);
@@ -1053,7 +1180,7 @@ static int ashmem_oom_notify(struct notifier_block *nb, unsigned long unused,
 	unsigned long *freed = parm;
 	int asked;
 
-	if (!list_lru_count(&ashmem_lru))
+	if (!ashmem_unpinning() || !list_lru_count(&ashmem_lru))
 		return NOTIFY_DONE;
 	asked = atomic_inc_return(&ashmem_oom_asked);
 	queue_work(ashmem_oom_wq, &ashmem_oom_work);
@@ -1132,6 +1259,8 @@ static unsigned long ashmem_shrink_count(struct shrinker *shrinker,
 	};
 	unsigned long ranges, walk, pages;
 
+	if (!ashmem_unpinning())
+		return 0;
 	ranges = list_lru_count_one(&ashmem_lru, sc->nid, sc->memcg);
 	if (!ranges)
 		return SHRINK_EMPTY;
@@ -1163,7 +1292,7 @@ static unsigned long ashmem_shrink_scan(struct shrinker *shrinker,
 	};
 
 	/* Punching a hole takes filesystem locks. */
-	if (!(sc->gfp_mask & __GFP_FS))
+	if (!(sc->gfp_mask & __GFP_FS) || !ashmem_unpinning())
 		return SHRINK_STOP;
 
 	ashmem_purge(&purge, ashmem_purge_walk_reclaim, ASHMEM_PURGE_TRIES);
@@ -1508,6 +1637,7 @@ static long ashmem_set_prot_mask(struct ashmem_area *asma, unsigned long prot)
 	/* Bits can only be taken away; unknown bits are never in the mask. */
 	if ((asma->prot_mask & prot) != prot)
 		return -EINVAL;
+	prot |= asma->prot_mask & ashmem_prot_kept();
 
 	/* Where the mask still allows it, PROT_READ means PROT_EXEC too. */
 	if ((prot & PROT_READ) && (current->personality & READ_IMPLIES_EXEC))
@@ -1827,6 +1957,80 @@ static const struct file_operations ashmem_fops = {
 	.show_fdinfo	= ashmem_show_fdinfo,
 };
 
+/**
+ * is_ashmem_file() - whether a file is an area of /dev/ashmem
+ * @file: any file
+ *
+ * Context: any context.
+ * Return: true if @file was opened from /dev/ashmem.
+ */
+bool is_ashmem_file(struct file *file)
+{
+	return file && file->f_op == &ashmem_fops;
+}
+EXPORT_SYMBOL_GPL(is_ashmem_file);
+
+/**
+ * ashmem_area_name() - the name of an area, as its backing file has it
+ * @file: an area of /dev/ashmem
+ * @name: a buffer of %ASHMEM_FULL_NAME_LEN bytes
+ *
+ * Copies "dev/ashmem/" followed by the name SET_NAME gave, or
+ * %ASHMEM_NAME_DEF for an area never named.
+ *
+ * Context: process context; takes the area's lock.
+ * Return: 0, or -EINVAL if @file is not an area.
+ */
+int ashmem_area_name(struct file *file, char *name)
+{
+	struct ashmem_area *asma;
+
+	if (!is_ashmem_file(file))
+		return -EINVAL;
+	asma = file->private_data;
+	guard(mutex)(&asma->lock);
+	if (asma->name[ASHMEM_NAME_PREFIX_LEN])
+		strscpy(name, asma->name, ASHMEM_FULL_NAME_LEN);
+	else
+		strscpy(name, ASHMEM_NAME_DEF, ASHMEM_FULL_NAME_LEN);
+	return 0;
+}
+EXPORT_SYMBOL_GPL(ashmem_area_name);
+
+/**
+ * ashmem_area_size() - the size of an area, as GET_SIZE reports it
+ * @file: an area of /dev/ashmem
+ *
+ * Context: any context.
+ * Return: the size in bytes, or -EINVAL if @file is not an area.
+ */
+long ashmem_area_size(struct file *file)
+{
+	if (!is_ashmem_file(file))
+		return -EINVAL;
+	return READ_ONCE(((struct ashmem_area *)file->private_data)->size);
+}
+EXPORT_SYMBOL_GPL(ashmem_area_size);
+
+/**
+ * ashmem_area_vmfile() - the shmem file that backs an area
+ * @file: an area of /dev/ashmem
+ *
+ * Context: any context.
+ * Return: the backing file with a reference the caller drops with fput(),
+ * or NULL if @file is not an area or the area was never mapped.
+ */
+struct file *ashmem_area_vmfile(struct file *file)
+{
+	struct file *backing;
+
+	if (!is_ashmem_file(file))
+		return NULL;
+	backing = ashmem_backing(file->private_data);
+	return backing ? get_file(backing) : NULL;
+}
+EXPORT_SYMBOL_GPL(ashmem_area_vmfile);
+
 /* Every process may create areas, as with memfd_create(). */
 static struct miscdevice ashmem_misc = {
 	.minor	= MISC_DYNAMIC_MINOR,
@@ -1904,8 +2108,13 @@ static int __init ashmem_init(void)
 	ret = misc_register(&ashmem_misc);
 	if (ret)
 		goto err_unregister_oom;
+	ret = ashmem_controls_register();
+	if (ret)
+		goto err_deregister_misc;
 	return 0;
 
+err_deregister_misc:
+	misc_deregister(&ashmem_misc);
 err_unregister_oom:
 	unregister_oom_notifier(&ashmem_oom_nb);
 err_free_shrinker:
@@ -1921,6 +2130,7 @@ err_destroy_cache:
 
 static void __exit ashmem_exit(void)
 {
+	ashmem_controls_deregister(ARRAY_SIZE(ashmem_controls));
 	misc_deregister(&ashmem_misc);
 	unregister_oom_notifier(&ashmem_oom_nb);
 	destroy_workqueue(ashmem_oom_wq);

@@ -5,6 +5,7 @@
  */
 
 #include <kunit/test.h>
+#include <linux/anon_inodes.h>
 #include <linux/completion.h>
 #include <linux/kthread.h>
 #include <linux/prandom.h>
@@ -787,6 +788,130 @@ static void ashmem_compat_file_id_overflows(struct kunit *test)
 }
 #endif
 
+static void ashmem_test_unpinning_on(void *unused)
+{
+	WRITE_ONCE(ashmem_unpinning_enable, true);
+}
+
+/*
+ * Unpinning switched off: reclaim counts nothing, without unflagging the
+ * list, and purges nothing, nor does the OOM notifier; PURGE_ALL_CACHES
+ * still purges.  Switched on again, reclaim purges what was left.
+ */
+static void ashmem_unpinning_off_keeps_ranges(struct kunit *test)
+{
+	struct ashmem_area *asma = ashmem_test_area_unpinned(test, 4);
+	struct shrink_control sc = {
+		.gfp_mask = GFP_KERNEL,
+		.nr_to_scan = 2,
+		.nid = 0,
+	};
+	unsigned long freed = 0;
+	int ret;
+
+	ret = kunit_add_action_or_reset(test, ashmem_test_unpinning_on, NULL);
+	KUNIT_ASSERT_EQ(test, ret, 0);
+	WRITE_ONCE(ashmem_unpinning_enable, false);
+
+	KUNIT_EXPECT_EQ(test, ashmem_shrink_count(ashmem_shrinker, &sc), 0);
+	KUNIT_EXPECT_EQ(test, ashmem_shrink_scan(ashmem_shrinker, &sc),
+			SHRINK_STOP);
+	KUNIT_EXPECT_EQ(test, ashmem_oom_notify(NULL, 0, &freed), NOTIFY_DONE);
+	KUNIT_EXPECT_EQ(test, freed, 0);
+	KUNIT_EXPECT_EQ(test, asma->purged_pages, 0);
+	KUNIT_EXPECT_EQ(test, ashmem_test_purge(1), 1);
+	KUNIT_EXPECT_STREQ(test, ashmem_test_ranges(test, asma), "[0-0]P[1-3]");
+
+	WRITE_ONCE(ashmem_unpinning_enable, true);
+	KUNIT_EXPECT_EQ(test, ashmem_test_lru_pages(), 3);
+	KUNIT_EXPECT_EQ(test, ashmem_shrink_scan(ashmem_shrinker, &sc), 2);
+	KUNIT_EXPECT_EQ(test, asma->purged_pages, 3);
+	KUNIT_EXPECT_EQ(test, asma->unpinned_pages, 1);
+}
+
+static void ashmem_test_fput(void *file)
+{
+	fput(file);
+}
+
+/* A file of /dev/ashmem's with an area of @pages pages, not mapped. */
+static struct file *ashmem_test_file(struct kunit *test, pgoff_t pages)
+{
+	struct ashmem_area *asma = ashmem_area_create();
+	struct file *file;
+	int ret;
+
+	KUNIT_ASSERT_NOT_NULL(test, asma);
+	asma->size = pages << PAGE_SHIFT;
+	file = anon_inode_getfile("ashmem", &ashmem_fops, asma, O_RDWR);
+	if (IS_ERR(file))
+		ashmem_area_destroy(asma);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(file));
+	ret = kunit_add_action_or_reset(test, ashmem_test_fput, file);
+	KUNIT_ASSERT_EQ(test, ret, 0);
+	return file;
+}
+
+/* Another file, even an area's backing file, is refused. */
+static void ashmem_exports_refuse_other_files(struct kunit *test)
+{
+	struct ashmem_area *asma = ashmem_test_area(test, 1);
+	char name[ASHMEM_FULL_NAME_LEN];
+
+	memset(name, 0xcc, sizeof(name));
+	KUNIT_EXPECT_FALSE(test, is_ashmem_file(NULL));
+	KUNIT_EXPECT_FALSE(test, is_ashmem_file(asma->file));
+	KUNIT_EXPECT_EQ(test, ashmem_area_name(asma->file, name), -EINVAL);
+	KUNIT_EXPECT_EQ(test, (u8)name[0], 0xcc);
+	KUNIT_EXPECT_EQ(test, ashmem_area_size(asma->file), -EINVAL);
+	KUNIT_EXPECT_NULL(test, ashmem_area_vmfile(asma->file));
+}
+
+/* An unnamed area before its first mmap: the default name, no file. */
+static void ashmem_exports_unnamed_area(struct kunit *test)
+{
+	struct file *file = ashmem_test_file(test, 3);
+	char name[ASHMEM_FULL_NAME_LEN];
+
+	memset(name, 0xcc, sizeof(name));
+	KUNIT_EXPECT_TRUE(test, is_ashmem_file(file));
+	KUNIT_EXPECT_EQ(test, ashmem_area_name(file, name), 0);
+	KUNIT_EXPECT_STREQ(test, name, ASHMEM_NAME_DEF);
+	KUNIT_EXPECT_EQ(test, ashmem_area_size(file), 3 * PAGE_SIZE);
+	KUNIT_EXPECT_NULL(test, ashmem_area_vmfile(file));
+}
+
+/* A named area after its first mmap: the full name, the backing file. */
+static void ashmem_exports_named_mapped_area(struct kunit *test)
+{
+	struct file *file = ashmem_test_file(test, 2);
+	struct ashmem_area *asma = file->private_data;
+	char name[ASHMEM_FULL_NAME_LEN];
+	struct file *vmfile;
+	long count;
+	int ret;
+
+	strscpy(asma->name + ASHMEM_NAME_PREFIX_LEN,
+		"abcdefghijklmnopqrstuvwxyz0123456789", ASHMEM_NAME_LEN);
+	mutex_lock(&asma->lock);
+	ret = ashmem_create_backing(asma, VM_NORESERVE);
+	mutex_unlock(&asma->lock);
+	KUNIT_ASSERT_EQ(test, ret, 0);
+
+	memset(name, 0xcc, sizeof(name));
+	KUNIT_EXPECT_EQ(test, ashmem_area_name(file, name), 0);
+	KUNIT_EXPECT_STREQ(test, name,
+			   "dev/ashmem/abcdefghijklmnopqrstuvwxyz0123456789");
+	KUNIT_EXPECT_EQ(test, ashmem_area_size(file), 2 * PAGE_SIZE);
+
+	count = file_count(asma->file);
+	vmfile = ashmem_area_vmfile(file);
+	KUNIT_EXPECT_PTR_EQ(test, vmfile, asma->file);
+	KUNIT_EXPECT_EQ(test, file_count(asma->file), count + 1);
+	if (vmfile)
+		fput(vmfile);
+}
+
 /*
  * The randomized model test: random operations on an area, each answer and
  * the whole range structure checked against an array with a state per page.
@@ -1004,6 +1129,10 @@ static struct kunit_case ashmem_test_cases[] = {
 	KUNIT_CASE(ashmem_purge_all_stops_on_fatal_signal),
 	KUNIT_CASE(ashmem_oom_passes_locked_inode),
 	KUNIT_CASE(ashmem_oom_does_not_wait_for_folio_lock),
+	KUNIT_CASE(ashmem_unpinning_off_keeps_ranges),
+	KUNIT_CASE(ashmem_exports_refuse_other_files),
+	KUNIT_CASE(ashmem_exports_unnamed_area),
+	KUNIT_CASE(ashmem_exports_named_mapped_area),
 #ifdef CONFIG_COMPAT
 	KUNIT_CASE(ashmem_compat_file_id_overflows),
 #endif

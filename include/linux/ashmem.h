@@ -12,6 +12,17 @@
 #include <linux/uaccess.h>
 #include <uapi/linux/ashmem.h>
 
+struct file;
+
+/* The name of an area as ashmem_area_name() gives it: "dev/ashmem/NAME". */
+#define ASHMEM_FULL_NAME_LEN	(sizeof("dev/ashmem/") - 1 + ASHMEM_NAME_LEN)
+
+/* For other kernel code, such as memory accounting: see mm/ashmem.c. */
+bool is_ashmem_file(struct file *file);
+int ashmem_area_name(struct file *file, char *name);
+long ashmem_area_size(struct file *file);
+struct file *ashmem_area_vmfile(struct file *file);
+
 #ifdef CONFIG_COMPAT
 /* size_t and unsigned long are 32 bits wide there: other numbers. */
 #define COMPAT_ASHMEM_SET_SIZE		_IOW(__ASHMEMIOC, 3, compat_size_t)
