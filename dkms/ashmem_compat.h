@@ -30,6 +30,27 @@
 #include <linux/slab.h>
 #include <linux/swap.h>
 
+#ifndef ASHMEM_HAVE_VMA_FLAGS_T
+/*
+ * vma_flags_t (7.0), the bitmap that replaces vm_flags_t, and the VMA_*_BIT
+ * numbers that name its bits.  Before, the flags are one word, and here
+ * each VMA_*_BIT is the VM_* mask itself, which the helpers below take.
+ */
+typedef unsigned long vma_flags_t;
+
+#define EMPTY_VMA_FLAGS		0UL
+#define VMA_READ_BIT		VM_READ
+#define VMA_WRITE_BIT		VM_WRITE
+#define VMA_EXEC_BIT		VM_EXEC
+#define VMA_MAYREAD_BIT		VM_MAYREAD
+#define VMA_MAYWRITE_BIT	VM_MAYWRITE
+#define VMA_MAYEXEC_BIT		VM_MAYEXEC
+#define VMA_MAYSHARE_BIT	VM_MAYSHARE
+#define VMA_NORESERVE_BIT	VM_NORESERVE
+#define mk_vma_flags(bit)	((vma_flags_t)(bit))
+#define vma_flags_set(flags, bit) (*(flags) |= (bit))
+#endif
+
 #ifdef ASHMEM_HAVE_SHMEM_KERNEL_FILE_SETUP
 #define ashmem_compat_private_file_setup shmem_kernel_file_setup
 #else
@@ -41,7 +62,7 @@
  */
 static inline struct file *
 ashmem_compat_private_file_setup(const char *name, loff_t size,
-				 unsigned long flags)
+				 vma_flags_t flags)
 {
 	struct file *file = shmem_file_setup(name, size, flags);
 
@@ -64,7 +85,7 @@ static const struct file_operations *ashmem_compat_shmem_fops;
 
 static inline struct file *
 ashmem_compat_shmem_kernel_file_setup(const char *name, loff_t size,
-				      unsigned long flags)
+				      vma_flags_t flags)
 {
 	struct file *file = ashmem_compat_private_file_setup(name, size, flags);
 
@@ -75,6 +96,22 @@ ashmem_compat_shmem_kernel_file_setup(const char *name, loff_t size,
 
 #define shmem_kernel_file_setup ashmem_compat_shmem_kernel_file_setup
 
+#ifdef ASHMEM_HAVE_MMAP_PREPARE
+/*
+ * Here the file shmem's ->mmap_prepare() looks at is the backing file, for
+ * its atime and for the vm_ops of an unlinked file.
+ */
+static inline void ashmem_compat_shmem_set_file(struct vm_area_desc *desc,
+						struct file *file)
+{
+	struct file *own = desc->file;
+
+	desc->vm_file = file;
+	desc->file = file;
+	WARN_ON_ONCE(READ_ONCE(ashmem_compat_shmem_fops)->mmap_prepare(desc));
+	desc->file = own;
+}
+#else
 static inline void ashmem_compat_shmem_set_file(struct vm_area_struct *vma,
 						struct file *file)
 {
@@ -83,6 +120,7 @@ static inline void ashmem_compat_shmem_set_file(struct vm_area_struct *vma,
 	fput(file);
 	WARN_ON_ONCE(READ_ONCE(ashmem_compat_shmem_fops)->mmap(file, vma));
 }
+#endif
 
 #define shmem_set_file ashmem_compat_shmem_set_file
 #elif !defined(ASHMEM_HAVE_SHMEM_KERNEL_FILE_SETUP)
@@ -190,6 +228,11 @@ static inline void ashmem_compat_vm_flags_clear(struct vm_area_struct *vma,
 #define mnt_idmap user_namespace
 #endif
 
+#ifndef ASHMEM_HAVE_FILE_KATTR
+/* struct file_kattr (6.17) was struct fileattr. */
+#define file_kattr fileattr
+#endif
+
 #ifndef ASHMEM_HAVE_SIZED_STRSCPY
 /* strscpy() into an array, with its size left out (6.8). */
 #define ashmem_compat_strscpy0(dst, src, ...) \
@@ -217,6 +260,87 @@ static inline void ashmem_compat_vm_flags_clear(struct vm_area_struct *vma,
  * is done, skips each remaining item at the cost of a comparison.
  */
 #define LRU_STOP LRU_SKIP
+#endif
+
+#ifdef ASHMEM_HAVE_LIST_LRU_LOCK
+#ifndef ASHMEM_HAVE_LIST_LRU_UNLOCK
+/* list_lru_unlock() is not exported: what it does to the lock of a walk. */
+#define list_lru_unlock(l) spin_unlock(&(l)->lock)
+#endif
+#else
+/*
+ * The lock of each list in struct list_lru_one, list_lru_lock() and
+ * list_lru_unlock() (7.2; the walk's callback lost its lock argument in
+ * 6.13): a walk's callback drops the lock with list_lru_unlock() before it
+ * returns LRU_RETRY or LRU_STOP, where before it dropped the lock it was
+ * given and took it again.  The walks below give ashmem's callbacks the
+ * lock through a trampoline, which takes the lock again for the walk when
+ * the callback dropped it.  The callback finds its walk on its CPU: the
+ * walk holds a spinlock until the callback drops it.
+ */
+typedef enum lru_status (*ashmem_compat_walk_cb)(struct list_head *item,
+						 struct list_lru_one *list,
+						 void *arg);
+
+struct ashmem_compat_walk {
+	ashmem_compat_walk_cb isolate;
+	void *arg;
+	spinlock_t *lock;
+	bool unlocked;
+};
+
+static DEFINE_PER_CPU(struct ashmem_compat_walk *, ashmem_compat_walk);
+
+static enum lru_status ashmem_compat_isolate(struct list_head *item,
+					     struct list_lru_one *list,
+					     spinlock_t *lock, void *cookie)
+{
+	struct ashmem_compat_walk *walk = cookie;
+	enum lru_status ret;
+
+	walk->lock = lock;
+	walk->unlocked = false;
+	this_cpu_write(ashmem_compat_walk, walk);
+	ret = walk->isolate(item, list, walk->arg);
+	if (walk->unlocked)
+		spin_lock(lock);
+	return ret;
+}
+
+static inline void ashmem_compat_list_lru_unlock(struct list_lru_one *list)
+{
+	struct ashmem_compat_walk *walk = this_cpu_read(ashmem_compat_walk);
+
+	walk->unlocked = true;
+	spin_unlock(walk->lock);
+}
+
+static inline unsigned long
+ashmem_compat_list_lru_walk_one(struct list_lru *lru, int nid,
+				struct mem_cgroup *memcg,
+				ashmem_compat_walk_cb isolate, void *arg,
+				unsigned long *nr_to_walk)
+{
+	struct ashmem_compat_walk walk = { .isolate = isolate, .arg = arg };
+
+	return list_lru_walk_one(lru, nid, memcg, ashmem_compat_isolate,
+				 &walk, nr_to_walk);
+}
+
+static inline unsigned long
+ashmem_compat_list_lru_walk_node(struct list_lru *lru, int nid,
+				 ashmem_compat_walk_cb isolate, void *arg,
+				 unsigned long *nr_to_walk)
+{
+	struct ashmem_compat_walk walk = { .isolate = isolate, .arg = arg };
+
+	return list_lru_walk_node(lru, nid, ashmem_compat_isolate, &walk,
+				  nr_to_walk);
+}
+
+#define list_lru_unlock ashmem_compat_list_lru_unlock
+#define list_lru_walk_one ashmem_compat_list_lru_walk_one
+#define list_lru_walk_node ashmem_compat_list_lru_walk_node
 #endif
 
 #ifndef ASHMEM_HAVE_LIST_LRU_ADD_OBJ
@@ -423,6 +547,70 @@ static inline void ashmem_compat_shrinker_free(struct shrinker *shrinker)
 #define shrinker_alloc ashmem_compat_shrinker_alloc
 #define shrinker_register ashmem_compat_shrinker_register
 #define shrinker_free ashmem_compat_shrinker_free
+#endif
+
+#ifndef ASHMEM_HAVE_MMAP_PREPARE
+/*
+ * ->mmap_prepare() and struct vm_area_desc (6.16), with the VMA flags as
+ * a vma_flags_t (7.0): before, ->mmap() sets up the vma itself.  ashmem's
+ * ->mmap_prepare() runs on a descriptor of the vma, and its ->mmap() then
+ * writes back what the descriptor may change: the flags ashmem clears and
+ * the file and vm_ops of a shared mapping.  ashmem_mmap_prepare() (the
+ * macro, followed by a parenthesis) renames ashmem's function, while the
+ * name alone, in its file_operations, is the ->mmap() below.
+ */
+struct vm_area_desc {
+	struct file *file;
+	unsigned long start;
+	unsigned long end;
+	pgoff_t pgoff;
+	struct file *vm_file;
+	vma_flags_t vma_flags;
+	const struct vm_operations_struct *vm_ops;
+};
+
+#define vma_desc_pages(desc) (((desc)->end - (desc)->start) >> PAGE_SHIFT)
+#define vma_desc_test(desc, bit) (!!((desc)->vma_flags & (bit)))
+#define vma_desc_test_any_mask(desc, flags) (!!((desc)->vma_flags & (flags)))
+#define vma_desc_clear_flags_mask(desc, flags) ((desc)->vma_flags &= ~(flags))
+#define vma_desc_set_anonymous(desc) ((desc)->vm_ops = NULL)
+
+static int ashmem_compat_mmap_prepare(struct vm_area_desc *desc);
+
+static int ashmem_mmap_prepare(struct file *file, struct vm_area_struct *vma)
+{
+	struct vm_area_desc desc = {
+		.file		= file,
+		.start		= vma->vm_start,
+		.end		= vma->vm_end,
+		.pgoff		= vma->vm_pgoff,
+		.vm_file	= file,
+		.vma_flags	= vma->vm_flags,
+		.vm_ops		= vma->vm_ops,
+	};
+	int ret;
+
+	ret = ashmem_compat_mmap_prepare(&desc);
+	if (ret)
+		return ret;
+	vm_flags_clear(vma, vma->vm_flags & ~desc.vma_flags);
+	if (desc.vm_file != file)
+		shmem_set_file(vma, desc.vm_file);
+	else
+		vma->vm_ops = desc.vm_ops;
+	return 0;
+}
+
+static inline void ashmem_compat_desc_set_file(struct vm_area_desc *desc,
+					       struct file *file)
+{
+	desc->vm_file = file;
+}
+
+#undef shmem_set_file
+#define shmem_set_file ashmem_compat_desc_set_file
+#define ashmem_mmap_prepare(desc) ashmem_compat_mmap_prepare(desc)
+#define mmap_prepare mmap
 #endif
 
 #endif /* _ASHMEM_COMPAT_H */

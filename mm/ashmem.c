@@ -10,6 +10,7 @@
 #include <linux/compat.h>
 #include <linux/falloc.h>
 #include <linux/file.h>
+#include <linux/folio_batch.h>
 #include <linux/fs.h>
 #include <linux/list_lru.h>
 #include <linux/memcontrol.h>
@@ -21,7 +22,6 @@
 #include <linux/oom.h>
 #include <linux/overflow.h>
 #include <linux/pagemap.h>
-#include <linux/pagevec.h>
 #include <linux/personality.h>
 #include <linux/rbtree.h>
 #include <linux/rcupdate.h>
@@ -900,20 +900,22 @@ static unsigned long ashmem_purge_batch(struct ashmem_range *range,
 /*
  * Context: list_lru walk, from the shrinker or PURGE_ALL_CACHES; must not
  * sleep on locks that allocation may hold.  Drops the lru lock to purge a
- * batch with only the area's lock held, then has the walk start over.
+ * batch with only the area's lock held, then has the walk start over; the
+ * walk takes LRU_RETRY and LRU_STOP with the lock dropped.
  */
 static enum lru_status ashmem_purge_isolate(struct list_head *item,
 					    struct list_lru_one *lru,
-					    spinlock_t *lru_lock, void *arg)
-	__must_hold(lru_lock)
+					    void *arg)
 {
 	struct ashmem_range *range = container_of(item, struct ashmem_range,
 						  lru);
 	struct ashmem_area *asma = range->asma;
 	struct ashmem_purge *purge = arg;
 
-	if (purge->purged >= purge->target)
+	if (purge->purged >= purge->target) {
+		list_lru_unlock(lru);
 		return LRU_STOP;
+	}
 	/* Read under the lru lock: the range is not freed while listed. */
 	if (purge->memcg && ashmem_lru_shared() &&
 	    !ashmem_range_of(range, purge->memcg))
@@ -928,7 +930,7 @@ static enum lru_status ashmem_purge_isolate(struct list_head *item,
 		purge->busy++;
 		return LRU_SKIP;
 	}
-	spin_unlock(lru_lock);
+	list_lru_unlock(lru);
 
 	purge->purged += ashmem_purge_batch(range, purge);
 
@@ -940,8 +942,6 @@ static enum lru_status ashmem_purge_isolate(struct list_head *item,
 	/* Orders the count before wake_up_var()'s check for waiters. */
 	smp_mb__after_atomic();
 	wake_up_var(&ashmem_purge_seq);
-
-	spin_lock(lru_lock);
 	return LRU_RETRY;
 }
 
@@ -1082,7 +1082,7 @@ struct ashmem_count {
 
 static enum lru_status ashmem_sum_range_pages(struct list_head *item,
 					      struct list_lru_one *lru,
-					      spinlock_t *lru_lock, void *arg)
+					      void *arg)
 {
 	struct ashmem_range *range = container_of(item, struct ashmem_range,
 						  lru);
@@ -1339,7 +1339,7 @@ static int ashmem_backing_setattr(struct mnt_idmap *idmap,
 
 /* FS_IOC_GETFLAGS reports what shmem does, if it reports anything. */
 static int ashmem_backing_fileattr_get(struct dentry *dentry,
-				       struct fileattr *fa)
+				       struct file_kattr *fa)
 {
 	if (!ashmem_shmem_iops->fileattr_get)
 		return -ENOIOCTLCMD;
@@ -1348,7 +1348,7 @@ static int ashmem_backing_fileattr_get(struct dentry *dentry,
 
 static int ashmem_backing_fileattr_set(struct mnt_idmap *idmap,
 				       struct dentry *dentry,
-				       struct fileattr *fa)
+				       struct file_kattr *fa)
 {
 	return -EPERM;
 }
@@ -1367,7 +1367,7 @@ static const struct inode_operations ashmem_backing_iops = {
  * this allocates with its lock held.
  */
 static int ashmem_create_backing(struct ashmem_area *asma,
-				 unsigned long vm_flags)
+				 vma_flags_t vma_flags)
 {
 	const char *name = ASHMEM_NAME_DEF;
 	struct file *backing;
@@ -1381,7 +1381,7 @@ static int ashmem_create_backing(struct ashmem_area *asma,
 	 * Like shmem_zero_setup(): created under mmap_lock and reachable only
 	 * through the area, so it stays out of the LSM hooks.
 	 */
-	backing = shmem_kernel_file_setup(name, asma->size, vm_flags);
+	backing = shmem_kernel_file_setup(name, asma->size, vma_flags);
 	if (IS_ERR(backing))
 		return PTR_ERR(backing);
 
@@ -1398,33 +1398,45 @@ static int ashmem_create_backing(struct ashmem_area *asma,
 	return 0;
 }
 
-static unsigned long ashmem_vm_may_flags(unsigned long prot)
+/* The VMA_*_BIT flags of @prot: the access flags, or the VMA_MAY* ones. */
+static vma_flags_t ashmem_prot_vma_flags(unsigned long prot, bool may)
 {
-	return _calc_vm_trans(prot, PROT_READ, VM_MAYREAD) |
-	       _calc_vm_trans(prot, PROT_WRITE, VM_MAYWRITE) |
-	       _calc_vm_trans(prot, PROT_EXEC, VM_MAYEXEC);
+	vma_flags_t flags = EMPTY_VMA_FLAGS;
+
+	if (prot & PROT_READ)
+		vma_flags_set(&flags, may ? VMA_MAYREAD_BIT : VMA_READ_BIT);
+	if (prot & PROT_WRITE)
+		vma_flags_set(&flags, may ? VMA_MAYWRITE_BIT : VMA_WRITE_BIT);
+	if (prot & PROT_EXEC)
+		vma_flags_set(&flags, may ? VMA_MAYEXEC_BIT : VMA_EXEC_BIT);
+	return flags;
 }
 
-static int ashmem_mmap(struct file *file, struct vm_area_struct *vma)
+/*
+ * Creating the backing file here, before the mapping is certain, is what
+ * shmem_zero_setup_desc() does too: a mapping that then fails leaves the
+ * area with its backing file, as a first mmap that succeeded would.
+ */
+static int ashmem_mmap_prepare(struct vm_area_desc *desc)
 {
-	struct ashmem_area *asma = file->private_data;
+	struct ashmem_area *asma = desc->file->private_data;
 	unsigned long denied;
 	pgoff_t pages;
 	int ret;
 
 	guard(mutex)(&asma->lock);
 	pages = ashmem_area_pages(asma);
-	if (!pages || vma_pages(vma) > pages ||
-	    vma->vm_pgoff > pages - vma_pages(vma))
+	if (!pages || vma_desc_pages(desc) > pages ||
+	    desc->pgoff > pages - vma_desc_pages(desc))
 		return -EINVAL;
 
 	denied = ASHMEM_PROT_MASK & ~asma->prot_mask;
-	if (vma->vm_flags & calc_vm_prot_bits(denied, 0))
+	if (vma_desc_test_any_mask(desc, ashmem_prot_vma_flags(denied, false)))
 		return -EPERM;
-	vm_flags_clear(vma, ashmem_vm_may_flags(denied));
+	vma_desc_clear_flags_mask(desc, ashmem_prot_vma_flags(denied, true));
 
 	if (!asma->file) {
-		ret = ashmem_create_backing(asma, vma->vm_flags);
+		ret = ashmem_create_backing(asma, desc->vma_flags);
 		if (ret)
 			return ret;
 	}
@@ -1433,10 +1445,10 @@ static int ashmem_mmap(struct file *file, struct vm_area_struct *vma)
 	 * VM_MAYSHARE, not VM_SHARED: a MAP_SHARED mapping of a read-only
 	 * descriptor loses VM_SHARED but must still see the shared pages.
 	 */
-	if (vma->vm_flags & VM_MAYSHARE)
-		shmem_set_file(vma, get_file(asma->file));
+	if (vma_desc_test(desc, VMA_MAYSHARE_BIT))
+		shmem_set_file(desc, get_file(asma->file));
 	else
-		vma_set_anonymous(vma);
+		vma_desc_set_anonymous(desc);
 	return 0;
 }
 
@@ -1809,7 +1821,7 @@ static const struct file_operations ashmem_fops = {
 	.release	= ashmem_release,
 	.read_iter	= ashmem_read_iter,
 	.llseek		= ashmem_llseek,
-	.mmap		= ashmem_mmap,
+	.mmap_prepare	= ashmem_mmap_prepare,
 	.unlocked_ioctl	= ashmem_ioctl,
 	.compat_ioctl	= ashmem_compat_ioctl,
 	.show_fdinfo	= ashmem_show_fdinfo,
@@ -1827,7 +1839,8 @@ static int __init ashmem_init_shmem_ops(void)
 {
 	struct file *probe;
 
-	probe = shmem_kernel_file_setup("ashmem", 0, VM_NORESERVE);
+	probe = shmem_kernel_file_setup("ashmem", 0,
+					mk_vma_flags(VMA_NORESERVE_BIT));
 	if (IS_ERR(probe))
 		return PTR_ERR(probe);
 	ashmem_shmem_fops = probe->f_op;

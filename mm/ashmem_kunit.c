@@ -40,7 +40,7 @@ static struct ashmem_area *ashmem_test_area(struct kunit *test, pgoff_t pages)
 	int ret;
 
 	mutex_lock(&asma->lock);
-	ret = ashmem_create_backing(asma, VM_NORESERVE);
+	ret = ashmem_create_backing(asma, mk_vma_flags(VMA_NORESERVE_BIT));
 	mutex_unlock(&asma->lock);
 	KUNIT_ASSERT_EQ(test, ret, 0);
 	return asma;

@@ -1,7 +1,7 @@
 #!/bin/bash
 # Build the DKMS package of ashmem, OUTDIR/ashmem-dkms_VERSION_all.deb: the
 # repo's mm/ashmem.c and its three headers as they are, with dkms/ (Kbuild,
-# ashmem_compat.h, dkms.conf, the package's control file and scripts), and
+# ashmem_compat.h, compat/, dkms.conf, the package's control file and scripts), and
 # /usr/lib/modules-load.d/ashmem.conf, which loads the module at boot.
 # DKMS builds the module on the machine that installs the package.
 #
@@ -24,8 +24,10 @@ stage=$out/stage
 src=$stage/usr/src/ashmem-$version
 rm -rf "$stage" "$out"/ashmem-dkms_*.deb
 mkdir -p "$src/include/linux" "$src/include/uapi/linux" "$src/include/trace/events" "$stage/DEBIAN"
+mkdir -p "$src/compat/linux"
 mkdir -p "$stage/usr/lib/modules-load.d"
 install -m 0644 "$repo/mm/ashmem.c" "$repo/dkms/Kbuild" "$repo/dkms/ashmem_compat.h" "$src/"
+install -m 0644 "$repo/dkms/compat/linux/folio_batch.h" "$src/compat/linux/"
 install -m 0644 "$repo/include/linux/ashmem.h" "$src/include/linux/"
 install -m 0644 "$repo/include/uapi/linux/ashmem.h" "$src/include/uapi/linux/"
 install -m 0644 "$repo/include/trace/events/ashmem.h" "$src/include/trace/events/"

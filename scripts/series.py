@@ -5,15 +5,22 @@
 # the series that is sent.
 """
 usage:
-  series.py prepare REPO TREE
+  series.py prepare REPO TREE [BASE]
       make TREE (build/linux) the git checkout of the series
-  series.py patches REPO TREE OUTDIR
+  series.py patches REPO TREE OUTDIR [BASE]
       write the series of TREE's branch 'series' (cover letter first) into
       OUTDIR, after checking that the branch is what REPO's manifest makes
-  series.py verify TREE OUTDIR WORKDIR
-      git am OUTDIR onto a fresh checkout of pristine 6.12 (WORKDIR/linux):
+  series.py verify TREE OUTDIR WORKDIR [BASE]
+      git am OUTDIR onto a fresh checkout of pristine BASE (WORKDIR/linux):
       it must give the tree of TREE's 'series', and TREE must be checked
       out at 'series', clean; prints TAP
+
+BASE is the kernel the series is made for: 6.12 (the default; the tarball
+of Debian 12's linux-source-6.12, tree build/linux) or 7.3 (Debian 13's
+linux-source-7.3 from trixie-backports, which scripts/fetch-source.sh
+leaves in $ASHMEM_SOURCE_CACHE, by default /var/cache/ashmem; tree
+build/linux-7.3).  The repo's files are written for 7.3; what 6.12 needs
+otherwise is in diffs under patches/6.12/, carried by Files-6.12: headers.
 
 The tree: TREE/.git has a branch 'pristine', the Debian tarball
 /usr/src/linux-source-6.12.tar.xz with every file (committed once per
@@ -47,6 +54,10 @@ or the cover letter's blurb).  Headers:
                                            order of Kconfig
                           An ITEM ending in '?' is optional: it carries the
                           file if the repo has it, and nothing otherwise.
+  Files-BASE: ITEM...     as Files:, for the series on BASE only (Files-6.12:
+                          a diff of patches/6.12/ that makes a repo file,
+                          written for 7.3, build on 6.12); an item that only
+                          other bases carry is not this base's to carry
   Maintainers: x.diff     (cover only) the diff that adds the MAINTAINERS
                           entry.  It is not a patch of its own: each patch
                           of the series adds the entry's F: lines for the
@@ -56,8 +67,9 @@ or the cover letter's blurb).  Headers:
 
 Every repo file under mm/ include/ tools/ samples/ Documentation/ must be
 carried by exactly one patch, every option of Kconfig by exactly one patch,
-and every diff (patches/*.diff, and a .diff or .patch under those
-directories) must be named exactly once: a new file is an error until it
+and every diff (patches/*.diff, patches/*/*.diff, and a .diff or .patch
+under those directories) must be named exactly once, in each base's series
+(Files: and Files-BASE:): a new file is an error until it
 is listed.  Sign-offs and authorship come from `git config
 user.name/user.email` (else from the repo's last commit); the dates from
 the repo's last commit, so the same commit gives the same series.
@@ -74,7 +86,14 @@ import sys
 import tempfile
 
 MANIFEST_DIR = "patches"
-TARBALL = "/usr/src/linux-source-6.12.tar.xz"
+# The bases the series is made for: Debian's linux-source tarball of each
+# (7.3's as scripts/fetch-source.sh leaves it).  BASE and TARBALL are the
+# one of this run, the last argument (6.12 by default).
+SOURCE_CACHE = os.environ.get("ASHMEM_SOURCE_CACHE", "/var/cache/ashmem")
+BASES = {"6.12": "/usr/src/linux-source-6.12.tar.xz",
+         "7.3": os.path.join(SOURCE_CACHE, "linux-source-7.3.tar.xz")}
+BASE = "6.12"
+TARBALL = BASES[BASE]
 OVERLAY_DIRS = ["mm", "include", "tools", "samples", "Documentation"]
 SKIP_SUFFIXES = (".orig", ".rej", "~", ".swp")
 DIFF_SUFFIXES = (".diff", ".patch")
@@ -145,7 +164,7 @@ def read_entry(path):
     while lines and lines[0].startswith("#"):
         lines.pop(0)
     entry = {"file": os.path.basename(path), "subject": None, "items": [],
-             "maintainers": None}
+             "maintainers": None, "other_items": []}
     while lines and lines[0].strip():
         line = lines.pop(0)
         key, sep, value = line.partition(":")
@@ -154,8 +173,10 @@ def read_entry(path):
         value = value.strip()
         if key == "Subject":
             entry["subject"] = value
-        elif key == "Files":
+        elif key == "Files" or key == f"Files-{BASE}":
             entry["items"] += value.split()
+        elif key.startswith("Files-") and key[len("Files-"):] in BASES:
+            entry["other_items"] += value.split()
         elif key == "Maintainers":
             entry["maintainers"] = value
         else:
@@ -191,10 +212,23 @@ def resolve(repo, cover, patches):
     diffs = {f for f in overlay if f.endswith(DIFF_SUFFIXES)}
     overlay -= diffs
     all_diffs = diffs | {os.path.relpath(p, repo) for p in
-                         glob.glob(os.path.join(repo, MANIFEST_DIR, "*.diff"))}
+                         glob.glob(os.path.join(repo, MANIFEST_DIR, "*.diff")) +
+                         glob.glob(os.path.join(repo, MANIFEST_DIR, "*", "*.diff"))}
     _, stanzas = kconfig_stanzas(repo)
     carried, diffs_seen, options_seen = {}, {}, {}
     problems = []
+    # What only another base carries is not this base's to carry.
+    for e in patches:
+        for item in e["other_items"]:
+            item = item.rstrip("?")
+            if item.endswith(DIFF_SUFFIXES):
+                diffs_seen.setdefault(item, e["file"])
+            elif item.endswith("/"):
+                carried.update({f: e["file"] for f in overlay if f.startswith(item)})
+            elif not item.startswith(KCONFIG + ":"):
+                carried.setdefault(item, e["file"])
+    other = set(carried) | set(diffs_seen)
+    carried, diffs_seen = {}, {}
     if cover["maintainers"]:
         if not os.path.isfile(os.path.join(repo, cover["maintainers"])):
             problems.append(f"{cover['file']}: {cover['maintainers']}: no such file")
@@ -242,7 +276,8 @@ def resolve(repo, cover, patches):
                     problems.append(f"{f}: carried by {carried[f]} and {e['file']}")
                 carried[f] = e["file"]
                 e["files"].append(f)
-    for f in sorted(overlay - set(carried)) + sorted(all_diffs - set(diffs_seen)):
+    for f in sorted(overlay - set(carried) - other) + \
+            sorted(all_diffs - set(diffs_seen) - other):
         problems.append(f"{f}: not carried by any patch: add it to the Files: "
                         f"of one of {MANIFEST_DIR}/*.txt")
     for name in stanzas:
@@ -273,7 +308,7 @@ def git(gitdir, *args, env=None, input=None, check=True, work=None):
 
 def tarball_stamp():
     if not os.path.exists(TARBALL):
-        die(f"{TARBALL} missing: run 'make deps' (apt-get install linux-source-6.12)")
+        die(f"{TARBALL} missing: run 'make prepare' (for 7.3: scripts/fetch-source.sh)")
     st = os.stat(TARBALL)
     return f"{TARBALL} {st.st_size} {int(st.st_mtime)}\n"
 
@@ -285,12 +320,12 @@ def commit_pristine(gitdir, work):
         env=env, work=work)
     tree = git(gitdir, "write-tree", env=env).stdout.strip()
     os.replace(env["GIT_INDEX_FILE"], os.path.join(gitdir, "index"))
-    ident = {"GIT_AUTHOR_NAME": "Debian linux-source-6.12",
+    ident = {"GIT_AUTHOR_NAME": f"Debian linux-source-{BASE}",
              "GIT_AUTHOR_EMAIL": "debian-kernel@lists.debian.org",
              "GIT_AUTHOR_DATE": "@0 +0000"}
     ident.update({k.replace("AUTHOR", "COMMITTER"): v for k, v in ident.items()})
     commit = git(gitdir, "commit-tree", tree, "-m",
-                 f"Linux 6.12 as in {os.path.basename(TARBALL)}",
+                 f"Linux {BASE} as in {os.path.basename(TARBALL)}",
                  env=ident).stdout.strip()
     git(gitdir, "update-ref", "refs/heads/pristine", commit)
 
@@ -557,7 +592,7 @@ def prepare(repo, tree):
     files = git(gitdir, "diff", "--name-only", "pristine", "series").stdout.count("\n")
     print(f"series: {tree} is 'series', {n} commits on 'pristine'"
           f"{' (unchanged)' if series == old else ''}: {files} files differ "
-          f"from 6.12, {len(changed)} rewritten, {len(removed)} removed")
+          f"from {BASE}, {len(changed)} rewritten, {len(removed)} removed")
 
 
 def patches_out(repo, tree, outdir):
@@ -621,7 +656,7 @@ def verify(tree, outdir, workdir):
                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     if tap.result(r.returncode == 0 and series,
                   f"git am: {len(series)} patches apply to a fresh checkout of "
-                  f"pristine 6.12", r.stdout):
+                  f"pristine {BASE}", r.stdout):
         am_tree = git(os.path.join(am, ".git"), "rev-parse", "HEAD^{tree}").stdout.strip()
         built = git(gitdir, "rev-parse", "series^{tree}").stdout.strip()
         tap.result(am_tree == built, "the applied series is the tree of 'series'",
@@ -643,9 +678,13 @@ def verify(tree, outdir, workdir):
 
 
 def main():
+    global BASE, TARBALL
     if len(sys.argv) < 3:
         sys.exit(__doc__)
     cmd, args = sys.argv[1], sys.argv[2:]
+    if args and args[-1] in BASES:
+        BASE = args.pop()
+        TARBALL = BASES[BASE]
     if cmd == "prepare" and len(args) == 2:
         prepare(*args)
     elif cmd == "patches" and len(args) == 3:
