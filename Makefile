@@ -363,8 +363,8 @@ series lint docs:
 # Every step runs even if an earlier one failed; a step that could not
 # finish leaves no result file, which the summary counts as a failure, and
 # each result file is held to its manifest (manifests/, scripts/results.py).
-# check is check-fast plus the debug, distro (6.12 and 6.1) and arm64
-# lanes; the nomemfd lane, a kernel build of its own, is check-nomemfd.
+# check is check-fast plus the debug, distro (Debian 12's 6.12 and 6.1,
+# Debian 13's 6.12, 7.2 and 7.3: DISTRO_LANES) and arm64 lanes; the nomemfd lane, a kernel build of its own, is check-nomemfd.
 RES_kunit  := $(RES)/kunit.json
 RES_vmtest := $(RES)/vmtest-$(KERNEL).json
 RES_stress := $(RES)/stress-$(KERNEL).json
@@ -375,11 +375,11 @@ RES_lint   := $(RES)/lint.json
 RES_docs   := $(RES)/docs.json
 RES_debug  := $(RES)/vmtest-debug.json
 RES_distro := $(RES)/$(DISTRO_NAME).json
-RES_distro-6.1 := $(RES)/distro-6.1.json
+$(foreach d,$(filter-out $(DISTRO),$(DISTRO_LANES)),$(eval RES_distro-$(d) := $(RES)/distro-$(d).json))
 RES_arm64  := $(RES)/vmtest-arm64.json
 check-fast: STEPS := kunit vmtest stress numa nokmem series lint docs
 check:      STEPS := kunit vmtest stress numa nokmem series lint docs debug distro \
-		     distro-6.1 arm64
+		     $(filter-out distro-$(DISTRO),$(DISTRO_LANES:%=distro-%)) arm64
 check-fast check:
 	@rm -f $(foreach s,$(STEPS),$(RES_$(s)))
 	@for step in $(STEPS); do $(MAKE) $$step-results || true; done
