@@ -328,6 +328,7 @@ check)
 	use_root "$(suite_of "$kver")"
 	rm -f "$b/results/$name.json"
 	setup "$kver" "$deb" "$b/distro/$kver"
+	echo "distro: $kver set up in ${SECONDS}s"
 	suites=$b/$name.suites
 	fuzz=${FUZZ_ARGS:--t 30 -p 2}
 	# The programs that use the kernel's interfaces, which a new kernel
@@ -367,6 +368,7 @@ check)
 		$(for d in lib lib64 usr/lib; do
 			[ ! -d "$b/distro/$kver/root/$d" ] || echo "$b/distro/$kver/root/$d=/$d"
 		  done)
+	echo "distro: $kver set up and booted in ${SECONDS}s"
 	;;
 run)
 	[ $# = 3 ] || { echo "usage: $0 run KVER DEBDIR" >&2; exit 2; }
