@@ -8,12 +8,13 @@
 # kernel on x86_64, the generic one on arm64 (KERNEL=arm64, whose
 # selftests run there).  DISTRO_FULL=1 runs every selftest program, the
 # fuzzer and the stress program instead of those that use the kernel's
-# interfaces (scripts/distro.sh).
+# interfaces (scripts/distro.sh), into distro-...-full.json (held to
+# manifests/distro-...-full.txt).
 DISTRO       ?= 6.12
 DISTRO_LANES := 6.12 6.1 trixie-6.12 trixie-7.2 trixie-7.3
 export DISTRO_FULL
 DISTRO_KVER  ?= $(shell KARCH=$(KARCH) bash scripts/distro.sh kver $(DISTRO))
-DISTRO_NAME  := distro-$(if $(filter-out x86_64,$(KARCH)),$(KARCH)-)$(DISTRO)
+DISTRO_NAME  := distro-$(if $(filter-out x86_64,$(KARCH)),$(KARCH)-)$(DISTRO)$(if $(DISTRO_FULL),-full)
 DKMS_DEB_DIR := $(B)/dkms
 
 .PHONY: dkms-deb distro-results check-distro check-distro-all run-distro \
