@@ -124,7 +124,13 @@ setup() {	# KVER DEBDIR OUT
 			inroot dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null |
 				grep -q "ok installed" || missing+=("$p")
 		done
-		[ ${#missing[@]} = 0 ] || inroot apt-get install -y -q "${missing[@]}"
+		# A kernel of trixie-backports (7.x) wants that suite's
+		# linux-base too.
+		local release=()
+		if inroot apt-cache policy "linux-headers-$kver" | grep -q -- "$suite-backports"; then
+			release=(-t "$suite-backports")
+		fi
+		[ ${#missing[@]} = 0 ] || inroot apt-get install -y -q "${release[@]}" "${missing[@]}"
 	else
 		bash "$here/deps.sh" dkms "linux-headers-$kver" $image
 	fi
