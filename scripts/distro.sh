@@ -267,7 +267,7 @@ dkms_built() {	# KVER VERSION
 # all from where the package is installed.
 boot_root() {	# KVER PACKAGE TO
 	local kver=$1 to=$3 conf=/usr/lib/modules-load.d/ashmem.conf
-	local sml=/lib/systemd/systemd-modules-load names f
+	local sml=/lib/systemd/systemd-modules-load names f dlopened
 
 	[ "$(inroot dpkg-query -S "$conf" 2>/dev/null)" = "$2: $conf" ] || {
 		echo "distro: $2 installed no $conf" >&2; return 1; }
@@ -278,7 +278,13 @@ boot_root() {	# KVER PACKAGE TO
 	cp "$root$conf" "$to$conf"
 	cp "$root/lib/modules/$kver"/modules.* "$to/lib/modules/$kver/"
 	names=$(sed -e '/^[#;]/d' -e 's/[[:space:]]//g' -e '/^$/d' "$root$conf")
-	for f in "$sml" $(inroot ldd "$sml" | grep -o '/[^ ]*') \
+	# Debian 13's systemd (257) opens libkmod with dlopen(), and its
+	# kmod (34) the decompressors of .ko.xz and .ko.zst files, which ldd
+	# does not list.
+	dlopened=$(inroot ldconfig -p |
+		awk '$1 ~ /^lib(kmod\.so\.2|lzma\.so\.5|zstd\.so\.1)$/ && !seen[$1]++ { print $NF }')
+	for f in "$sml" $(for l in "$sml" $dlopened; do inroot ldd "$l"; done | grep -o '/[^ ]*') \
+		 $dlopened \
 		 $(inroot modprobe -S "$kver" --show-depends $names |
 		   awk '$1 == "insmod" { print $2 }'); do
 		mkdir -p "$to$(dirname "$f")"
