@@ -242,7 +242,7 @@ skip_check() {
 # package builds for the running kernel and the newest installed one, the
 # headers' install for theirs, and this for any other.
 dkms_built() {	# KVER VERSION
-	local kver=$1 ko vermagic
+	local kver=$1 ko vermagic modversions
 	if ! inroot dkms status -m ashmem -v "$2" -k "$kver" | grep -q ': installed'; then
 		inroot $rsudo dkms install -m ashmem -v "$2" -k "$kver"
 	fi
@@ -254,9 +254,14 @@ dkms_built() {	# KVER VERSION
 	fi
 	vermagic=$(inroot modinfo -F vermagic "$ko")
 	echo "distro: $ko: vermagic $vermagic"
+	# With the symbol versions (CRCs) of a kernel built with them: Debian
+	# 13's 7.x kernels (trixie-backports) are not.
+	modversions=" modversions "
+	inroot grep -qx CONFIG_MODVERSIONS=y "/lib/modules/$kver/build/.config" || modversions=" "
 	case "$vermagic " in
-	"$kver "*" modversions "*) ;;
-	*)	echo "distro: $ko is not built for $kver with modversions" >&2; return 1 ;;
+	"$kver "*"$modversions"*) ;;
+	*)	echo "distro: $ko is not built for $kver${modversions/ modversions /, with modversions}" >&2
+		return 1 ;;
 	esac
 }
 
