@@ -182,6 +182,14 @@ install_package() {	# DEBDIR
 		deb=/var/tmp/$(basename "$deb")
 	fi
 	name=$(dpkg-deb -f "$root$deb" Package) version=$(dpkg-deb -f "$root$deb" Version)
+	# Installed already, its files as in the package: DKMS has built it
+	# for the kernels it was asked to.
+	if [ "$(inroot dpkg-query -W -f='${Version} ${Status}' "$name" 2>/dev/null)" = \
+		"$version install ok installed" ] &&
+		dpkg-deb --fsys-tarfile "$root$deb" | $sudo tar -d -C "$root/" >/dev/null 2>&1; then
+		echo "distro: $name $version is installed${root:+ in $root}"
+		return 0
+	fi
 	echo "distro: installing $name $version${root:+ in $root}"
 	# The version is the date of the commit built: a checkout older than
 	# the package installed before it is a downgrade.
