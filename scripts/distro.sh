@@ -165,10 +165,10 @@ setup() {	# KVER DEBDIR OUT
 	*.gz)	gzip -dc "$ko" ;;
 	*)	cat "$ko" ;;
 	esac >"$out/modules/ashmem.ko"
-	boot_root "$kver" "$name" "$out/root"
+	boot_root "$kver" "$pkg" "$out/root"
 }
 
-# The package installed in the root, from DEBDIR; sets name and version.
+# The package installed (in the root), from DEBDIR; sets pkg and version.
 install_package() {	# DEBDIR
 	local debs deb
 	debs=("$1"/ashmem-dkms_*_all.deb)
@@ -181,16 +181,16 @@ install_package() {	# DEBDIR
 		$sudo cp "$deb" "$root/var/tmp/"
 		deb=/var/tmp/$(basename "$deb")
 	fi
-	name=$(dpkg-deb -f "$root$deb" Package) version=$(dpkg-deb -f "$root$deb" Version)
+	pkg=$(dpkg-deb -f "$root$deb" Package) version=$(dpkg-deb -f "$root$deb" Version)
 	# Installed already, its files as in the package: DKMS has built it
 	# for the kernels it was asked to.
-	if [ "$(inroot dpkg-query -W -f='${Version} ${Status}' "$name" 2>/dev/null)" = \
+	if [ "$(inroot dpkg-query -W -f='${Version} ${Status}' "$pkg" 2>/dev/null)" = \
 		"$version install ok installed" ] &&
 		dpkg-deb --fsys-tarfile "$root$deb" | $sudo tar -d -C "$root/" >/dev/null 2>&1; then
-		echo "distro: $name $version is installed${root:+ in $root}"
+		echo "distro: $pkg $version is installed${root:+ in $root}"
 		return 0
 	fi
-	echo "distro: installing $name $version${root:+ in $root}"
+	echo "distro: installing $pkg $version${root:+ in $root}"
 	# The version is the date of the commit built: a checkout older than
 	# the package installed before it is a downgrade.
 	inroot $rsudo env DEBIAN_FRONTEND=noninteractive \
