@@ -128,8 +128,11 @@ help:
 	@echo "make docs       build the userspace API docs with Sphinx; no warning from ashmem's"
 	@echo "make dkms-deb   build the DKMS package $(B)/dkms/ashmem-dkms_VERSION_all.deb"
 	@echo "make check-distro  install Debian's $(DISTRO) kernel, its headers and the package,"
-	@echo "                boot that kernel with the module: selftests, demo, fuzzer, stress"
-	@echo "make run-distro the demo on Debian's kernel with the DKMS module (DISTRO=6.12|6.1)"
+	@echo "                boot that kernel with the module: the selftests that use the kernel's"
+	@echo "                interfaces, demo (DISTRO_FULL=1: every selftest, fuzzer, stress);"
+	@echo "                DISTRO=$(subst $(eval) ,|,$(DISTRO_LANES)) (trixie-*: Debian 13)"
+	@echo "make check-distro-all  every distro lane, and the arm64 ones (6.12, trixie-6.12)"
+	@echo "make run-distro the demo on Debian's kernel with the DKMS module (DISTRO as above)"
 	@echo "make mutants    build the module with each bug of mutants/ashmem.txt, boot Debian's"
 	@echo "                kernel with it (or KUnit under UML, or the debug kernel):"
 	@echo "                its test must fail (mutants/result.txt)"
@@ -391,8 +394,8 @@ series lint docs:
 # Every step runs even if an earlier one failed; a step that could not
 # finish leaves no result file, which the summary counts as a failure, and
 # each result file is held to its manifest (manifests/, scripts/results.py).
-# check is check-fast plus the debug, distro (6.12 and 6.1) and arm64
-# lanes; the nomemfd lane, a kernel build of its own, is check-nomemfd.
+# check is check-fast plus the debug, distro (Debian 12's 6.12 and 6.1,
+# Debian 13's 6.12, 7.2 and 7.3: DISTRO_LANES) and arm64 lanes; the nomemfd lane, a kernel build of its own, is check-nomemfd.
 RES_kunit  := $(RES)/kunit.json
 RES_vmtest := $(RES)/vmtest-$(KERNEL).json
 RES_stress := $(RES)/stress-$(KERNEL).json
@@ -402,11 +405,11 @@ RES_lint   := $(RES)/lint.json
 RES_docs   := $(RES)/docs.json
 RES_debug  := $(RES)/vmtest-debug.json
 RES_distro := $(RES)/$(DISTRO_NAME).json
-RES_distro-6.1 := $(RES)/distro-6.1.json
+$(foreach d,$(filter-out $(DISTRO),$(DISTRO_LANES)),$(eval RES_distro-$(d) := $(RES)/distro-$(d).json))
 RES_arm64  := $(RES)/vmtest-arm64.json
 check-fast: STEPS := kunit vmtest stress nokmem series lint docs
 check:      STEPS := kunit vmtest stress nokmem series lint docs debug distro \
-		     distro-6.1 arm64
+		     $(filter-out distro-$(DISTRO),$(DISTRO_LANES:%=distro-%)) arm64
 check-fast check:
 	@rm -f $(foreach s,$(STEPS),$(RES_$(s))) $(LOGS)/$@.times; mkdir -p $(LOGS)
 	@for step in $(STEPS); do start=$$(date +%s); $(MAKE) $$step-results || true; \
