@@ -616,9 +616,22 @@ static inline void ashmem_compat_desc_set_file(struct vm_area_desc *desc,
 	desc->vm_file = file;
 }
 
+/* The backing file's ->mmap_prepare() refuses whatever it is given. */
+static int ashmem_compat_backing_mmap_prepare(struct vm_area_desc *desc);
+
+static int ashmem_backing_mmap_prepare(struct file *file,
+				       struct vm_area_struct *vma)
+{
+	struct vm_area_desc desc = { .file = file, .vm_file = file };
+
+	return ashmem_compat_backing_mmap_prepare(&desc);
+}
+
 #undef shmem_set_file
 #define shmem_set_file ashmem_compat_desc_set_file
 #define ashmem_mmap_prepare(desc) ashmem_compat_mmap_prepare(desc)
+#define ashmem_backing_mmap_prepare(desc) \
+	ashmem_compat_backing_mmap_prepare(desc)
 #define mmap_prepare mmap
 #endif
 

@@ -1397,8 +1397,10 @@ static loff_t ashmem_llseek(struct file *file, loff_t offset, int whence)
  * shmem file there, so every call a mapping makes on its file must work
  * as on a memfd: MADV_REMOVE punches a hole (->fallocate), msync()
  * (->fsync) has nothing to write back, MADV_WILLNEED and the rest need no
- * file operation.  ->mmap refuses: remap_file_pages() calls it to map more
- * of the file, which must not escape the area's size and mask.  The file
+ * file operation.  ->mmap_prepare refuses: remap_file_pages() calls it to
+ * map more of the file, which must not escape the area's size and mask.
+ * It is not ->mmap: once ashmem's ->mmap_prepare has made the backing file
+ * the vma's file, mmap calls that file's ->mmap, if it has one.  The file
  * is never a file descriptor, so nothing else can be asked of it.
  *
  * With CAP_SYS_ADMIN, /proc/PID/map_files/ opens the backing inode anew,
@@ -1409,7 +1411,7 @@ static loff_t ashmem_llseek(struct file *file, loff_t offset, int whence)
  * so that no flag or permission can ever open it for writing either.
  * The inode is not S_IMMUTABLE: vfs_fallocate() would refuse MADV_REMOVE.
  */
-static int ashmem_backing_mmap(struct file *file, struct vm_area_struct *vma)
+static int ashmem_backing_mmap_prepare(struct vm_area_desc *desc)
 {
 	return -EPERM;
 }
@@ -1431,7 +1433,7 @@ static const struct file_operations ashmem_backing_fops = {
 	.owner		= THIS_MODULE,
 	.read_iter	= ashmem_backing_read_iter,
 	.llseek		= ashmem_backing_llseek,
-	.mmap		= ashmem_backing_mmap,
+	.mmap_prepare	= ashmem_backing_mmap_prepare,
 	.fallocate	= ashmem_backing_fallocate,
 	.fsync		= noop_fsync,
 };
@@ -1449,7 +1451,7 @@ static const struct file_operations ashmem_backing_reopen_fops = {
 	.open		= ashmem_backing_open,
 	.read_iter	= ashmem_backing_read_iter,
 	.llseek		= ashmem_backing_llseek,
-	.mmap		= ashmem_backing_mmap,
+	.mmap_prepare	= ashmem_backing_mmap_prepare,
 };
 
 static int ashmem_backing_getattr(struct mnt_idmap *idmap,
@@ -2065,7 +2067,7 @@ static int __init ashmem_init(void)
 	if (ret)
 		goto err_destroy_cache;
 
-	ashmem_oom_wq = alloc_workqueue("ashmem_oom", WQ_MEM_RECLAIM, 1);
+	ashmem_oom_wq = alloc_workqueue("ashmem_oom", WQ_MEM_RECLAIM | WQ_UNBOUND, 1);
 	if (!ashmem_oom_wq) {
 		ret = -ENOMEM;
 		goto err_destroy_cache;
