@@ -28,9 +28,9 @@ dkms-deb:
 # 32-bit (all of them but REPEATED_32 with DISTRO_FULL=1, and the fuzzer
 # and the stress program), the demo, then unload, reload and ashmem_test
 # again.  Debian 13's kernels get the package in a Debian 13 root,
-# build/chroot-trixie-amd64 (scripts/chroot.sh); on arm64 (make
+# /var/cache/ashmem/chroot-trixie-amd64 (scripts/chroot.sh); on arm64 (make
 # check-arm64, or make check-distro KERNEL=arm64) DKMS runs in an arm64
-# root under qemu-user, build/chroot-arm64 or build/chroot-trixie-arm64.
+# root under qemu-user, chroot-bookworm-arm64 or chroot-trixie-arm64 there.
 # The lanes of 6.12 on x86_64 first check, in a root of their release, that
 # the install of an unsupported kernel's headers succeeds with the package
 # installed (DISTRO_SKIP_*: the release whose DKMS is checked).

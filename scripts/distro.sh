@@ -6,9 +6,9 @@
 # systemd-modules-load does at boot and runs the programs.  The package is
 # installed where its release's users have it: for Debian 12's x86_64
 # kernels on the host; for Debian 13's (KVER ending in +deb13-FLAVOUR) in a
-# Debian 13 root, build/chroot-trixie-amd64 (one root for all of them); on
-# arm64 in a root of that architecture under qemu-user, build/chroot-arm64
-# (Debian 12) or build/chroot-trixie-arm64 (scripts/chroot.sh), as the
+# Debian 13 root, chroot-trixie-amd64 (one root for all of them); on arm64
+# in a root of that architecture under qemu-user, chroot-bookworm-arm64 or
+# chroot-trixie-arm64 (scripts/chroot.sh; in ASHMEM_ROOTS, below), as the
 # headers' build programs are programs of their release and architecture.
 # The arm64 kernel is Debian's generic one (arm64 servers and boards),
 # booted on qemu's virt machine.
@@ -54,13 +54,16 @@ arm64)	flavour=arm64 debarch=arm64 ;;
 *)	echo "distro: KARCH must be x86_64 or arm64" >&2; exit 2 ;;
 esac
 # The root of a Debian release (SUITE), of the lane's architecture; none
-# (the host) for Debian 12 on x86_64.
+# (the host) for Debian 12 on x86_64.  Roots are made once and kept
+# outside the clone (ASHMEM_ROOTS, by default /var/cache/ashmem), as
+# ccache's objects are: a fresh clone finds them made, and each lane
+# installs the package it built into them again.
+roots=${ASHMEM_ROOTS:-/var/cache/ashmem}
 use_root() {	# SUITE
 	suite=$1 root= rsudo=$sudo
 	case $suite/$debarch in
 	bookworm/amd64)	;;
-	bookworm/arm64)	root=$b/chroot-arm64 rsudo= ;;
-	*)		root=$b/chroot-$suite-$debarch rsudo= ;;
+	*)		root=$roots/chroot-$suite-$debarch rsudo= ;;
 	esac
 }
 inroot() {
@@ -411,7 +414,7 @@ run)
 skip)
 	[ $# = 3 ] || { echo "usage: $0 skip SUITE DEBDIR" >&2; exit 2; }
 	use_root "$2"
-	root=$b/chroot-$suite-$debarch rsudo=
+	root=$roots/chroot-$suite-$debarch rsudo=
 	skip_check "$3"
 	;;
 *)
