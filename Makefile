@@ -1,4 +1,4 @@
-# ashmem on Linux 6.12: prepare, build and test the kernel; `make help`.
+# ashmem on Linux 6.12 and 7.3: prepare, build and test the kernels; `make help`.
 # Everything is built under build/ (git-ignored).  See README.md.
 
 SHELL := /bin/bash
@@ -92,21 +92,26 @@ export VM_MEM VM_SMP VM_TIMEOUT SUITE_TIMEOUT
 .PHONY: help deps prepare kernel selftests samples guest-bin kunit kunit-results \
 	vmtest vmtest-results stress-results nokmem-results soak soak-results \
 	debug-results \
-	nomemfd-results check-nomemfd arm64-results check-arm64 check check-fast run \
+	nomemfd-results check-nomemfd arm64-results check-arm64 check check-fast check-all run \
+	series-7.3-results mainline-results kunit-7.3-results check-mainline arm64-16k-results \
+	distro-arm64-results distro-arm64-trixie-results \
 	bench patches series series-results lint lint-results docs docs-results \
 	clean distclean
 
 help:
 	@echo "make run        boot the kernel and run the ashmem demo (samples/ashmem)"
-	@echo "make check      KUnit, then in the VM: kselftests (64-bit, 32-bit), the demo, the"
-	@echo "                fuzzer, the stress program (256M), the cgroup tests with"
-	@echo "                cgroup.memory=nokmem, and all of it again on the"
-	@echo "                debug kernel (KASAN, lockdep, kmemleak) and on Debian's kernel with"
-	@echo "                the DKMS module, and the vmtest programs on the arm64 kernel (4K pages);"
-	@echo "                ends with 'N passed, N failed, N skipped', non-zero exit on any problem"
+	@echo "make check      KUnit; the series on 6.12 and 7.3, lint, docs; in VMs on the x86_64"
+	@echo "                kernel (6.12, two NUMA nodes): kselftests (64-bit, 32-bit), the demo,"
+	@echo "                the fuzzer, the stress program (256M), the cgroup tests with"
+	@echo "                cgroup.memory=nokmem; the debug kernel (KASAN, lockdep, kmemleak);"
+	@echo "                the DKMS module on Debian 12's 6.12 and 6.1 and Debian 13's 6.12,"
+	@echo "                7.2 and 7.3 kernels; the arm64 kernel (4K pages); the time of each"
+	@echo "                step, then 'N passed, N failed, N skipped', non-zero exit on any problem"
 	@echo "make check-fast the same without the debug, Debian and arm64 kernels"
+	@echo "make check-all  check, the mainline lane (7.3), nomemfd, arm64 16K, Debian's arm64 kernels"
+	@echo "make check-mainline  the series on Linux 7.3: applied, KUnit (UML), the vmtest programs"
 	@echo "make deps       install missing Debian packages (apt-get, as root or via sudo)"
-	@echo "make prepare    make $(KSRC) the git checkout of the series (patches/*.txt) on 6.12"
+	@echo "make prepare    make $(KSRC) the git checkout of the series (patches/*.txt) on $(BASE)"
 	@echo "make kernel     build $(BZIMAGE) (KERNEL=$(KERNEL))"
 	@echo "make selftests  build the kselftests, static, 64-bit and 32-bit"
 	@echo "make samples    build the demo programs in samples/ashmem"
@@ -121,7 +126,7 @@ help:
 	@echo "make soak       the reclaim matrix (ashmem_reclaim), SOAK_RUNS=$(SOAK_RUNS) runs of every shape"
 	@echo "make bench      run ashmem_bench (64-bit) in the VM, instruction then wall clock; BENCH_ARGS=\"--quick\""
 	@echo "make patches    write the series (git format-patch, cover letter) to $(B)/patches"
-	@echo "make series     git am the series onto pristine 6.12: applies, is the series; $(KSRC) is clean"
+	@echo "make series     git am the series onto pristine $(BASE) (BASE=7.3 too): applies, is the series"
 	@echo "make lint       checkpatch on every patch, kernel-doc, sparse W=1, =y/=m/=n builds,"
 	@echo "                the uapi header test, headers_install, results.py's self-test,"
 	@echo "                and that mutants/ashmem.txt still applies"
@@ -138,7 +143,7 @@ help:
 	@echo "                its test must fail (mutants/result.txt)"
 	@echo "make clean      remove build outputs, keep the kernel tree and ccache"
 	@echo "make distclean  remove $(B)/ entirely"
-	@echo "Variables: KERNEL VM_MEM VM_SMP VM_TIMEOUT SUITE_TIMEOUT JOBS DEMO BENCH_ARGS DISTRO DISTRO_KVER"
+	@echo "Variables: KERNEL BASE VM_MEM VM_SMP VM_TIMEOUT SUITE_TIMEOUT JOBS DEMO BENCH_ARGS DISTRO DISTRO_KVER"
 
 include dkms/distro.mk
 
@@ -320,12 +325,13 @@ arm64-results:
 	$(MAKE) KERNEL=arm64 vmtest-results
 
 RES_arm64_all := $(RES)/vmtest-arm64.json $(RES)/vmtest-arm64-16k.json \
-	$(RES)/distro-arm64-$(DISTRO).json
+	$(RES)/distro-arm64-6.12.json $(RES)/distro-arm64-trixie-6.12.json
 check-arm64:
 	@rm -f $(RES_arm64_all)
 	-@$(MAKE) KERNEL=arm64 vmtest-results
 	-@$(MAKE) KERNEL=arm64-16k vmtest-results
-	-@$(MAKE) KERNEL=arm64 distro-results
+	-@$(MAKE) KERNEL=arm64 distro-results DISTRO=6.12
+	-@$(MAKE) KERNEL=arm64 distro-results DISTRO=trixie-6.12
 	@python3 scripts/results.py summary --strict $(RES_arm64_all)
 
 kunit:
@@ -352,12 +358,15 @@ series-results: patches
 	@python3 scripts/results.py tap series$(SERIES_SUFFIX) $(LOGS)/series$(SERIES_SUFFIX).log \
 		"$$(cat $(LOGS)/series$(SERIES_SUFFIX).log.rc)" $(RES)/series$(SERIES_SUFFIX).json
 
-# The mainline lane: the series on Linux 7.3, what vmtest runs on 6.12
-# (manifests/vmtest-mainline.txt), after the series on 7.3 is checked.
-# KUnit runs under UML on the 7.3 tree too (build/kunit-7.3, result
-# kunit-7.3, manifests/kunit-7.3.txt).
-mainline-results:
+# The series on 7.3 (make BASE=7.3 series), a step of make check of its
+# own.
+series-7.3-results:
 	$(MAKE) BASE=7.3 series-results
+
+# The mainline lane: the series on Linux 7.3, KUnit under UML on the 7.3
+# tree (build/kunit-7.3, result kunit-7.3, manifests/kunit-7.3.txt), then
+# what vmtest runs on 6.12 (manifests/vmtest-mainline.txt).
+mainline-results:
 	$(MAKE) BASE=7.3 kunit-7.3-results
 	$(MAKE) KERNEL=mainline vmtest-results
 
@@ -369,6 +378,7 @@ kunit-7.3-results: prepare
 
 check-mainline:
 	@rm -f $(RES)/series-7.3.json $(RES)/kunit-7.3.json $(RES)/vmtest-mainline.json
+	-@$(MAKE) series-7.3-results
 	-@$(MAKE) mainline-results
 	@python3 scripts/results.py summary --strict $(RES)/series-7.3.json \
 		$(RES)/kunit-7.3.json $(RES)/vmtest-mainline.json
@@ -394,23 +404,43 @@ series lint docs:
 # Every step runs even if an earlier one failed; a step that could not
 # finish leaves no result file, which the summary counts as a failure, and
 # each result file is held to its manifest (manifests/, scripts/results.py).
-# check is check-fast plus the debug, distro (Debian 12's 6.12 and 6.1,
-# Debian 13's 6.12, 7.2 and 7.3: DISTRO_LANES) and arm64 lanes; the nomemfd lane, a kernel build of its own, is check-nomemfd.
+# check-fast is the inner loop on the x86_64 kernel and the series on both
+# bases; check adds the debug lane, the distro lanes (Debian 12's 6.12 and
+# 6.1, Debian 13's 6.12, 7.2 and 7.3: DISTRO_LANES) and the arm64 lane
+# with 4K pages; check-all adds what does not fit in CI's time: the
+# mainline lane (7.3), the nomemfd kernel, the arm64 kernel with 16K
+# pages and the distro lanes on arm64.  Each prints the time of each step.
 RES_kunit  := $(RES)/kunit.json
 RES_vmtest := $(RES)/vmtest-$(KERNEL).json
 RES_stress := $(RES)/stress-$(KERNEL).json
 RES_nokmem := $(RES)/nokmem-$(KERNEL).json
 RES_series := $(RES)/series.json
+RES_series-7.3 := $(RES)/series-7.3.json
 RES_lint   := $(RES)/lint.json
 RES_docs   := $(RES)/docs.json
 RES_debug  := $(RES)/vmtest-debug.json
 RES_distro := $(RES)/$(DISTRO_NAME).json
 $(foreach d,$(filter-out $(DISTRO),$(DISTRO_LANES)),$(eval RES_distro-$(d) := $(RES)/distro-$(d).json))
 RES_arm64  := $(RES)/vmtest-arm64.json
-check-fast: STEPS := kunit vmtest stress nokmem series lint docs
-check:      STEPS := kunit vmtest stress nokmem series lint docs debug distro \
+RES_mainline := $(RES)/kunit-7.3.json $(RES)/vmtest-mainline.json
+RES_nomemfd := $(RES)/vmtest-nomemfd.json
+RES_arm64-16k := $(RES)/vmtest-arm64-16k.json
+RES_distro-arm64 := $(RES)/distro-arm64-6.12.json
+RES_distro-arm64-trixie := $(RES)/distro-arm64-trixie-6.12.json
+arm64-16k-results:
+	$(MAKE) KERNEL=arm64-16k vmtest-results
+distro-arm64-results:
+	$(MAKE) KERNEL=arm64 distro-results DISTRO=6.12
+distro-arm64-trixie-results:
+	$(MAKE) KERNEL=arm64 distro-results DISTRO=trixie-6.12
+
+check-fast: STEPS := kunit vmtest stress nokmem series series-7.3 lint docs
+check:      STEPS := kunit vmtest stress nokmem series series-7.3 lint docs debug distro \
 		     $(filter-out distro-$(DISTRO),$(DISTRO_LANES:%=distro-%)) arm64
-check-fast check:
+check-all:  STEPS := kunit vmtest stress nokmem series series-7.3 lint docs debug distro \
+		     $(filter-out distro-$(DISTRO),$(DISTRO_LANES:%=distro-%)) arm64 \
+		     mainline nomemfd arm64-16k distro-arm64 distro-arm64-trixie
+check-fast check check-all:
 	@rm -f $(foreach s,$(STEPS),$(RES_$(s))) $(LOGS)/$@.times; mkdir -p $(LOGS)
 	@for step in $(STEPS); do start=$$(date +%s); $(MAKE) $$step-results || true; \
 		echo "$$step $$(( $$(date +%s) - start ))" >>$(LOGS)/$@.times; done
