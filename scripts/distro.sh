@@ -154,7 +154,7 @@ setup() {	# KVER DEBDIR OUT
 	# the module.  Built and checked here, not booted.
 	# On the host only: the Debian 13 root builds for several kernels
 	# of its own.
-	case $root/$kver in
+	case ${root:+root}/$kver in
 	/*-cloud-amd64)
 		generic=${kver%-cloud-amd64}-amd64
 		bash "$here/deps.sh" "linux-headers-$generic"
