@@ -894,7 +894,7 @@ static void ashmem_exports_named_mapped_area(struct kunit *test)
 	strscpy(asma->name + ASHMEM_NAME_PREFIX_LEN,
 		"abcdefghijklmnopqrstuvwxyz0123456789", ASHMEM_NAME_LEN);
 	mutex_lock(&asma->lock);
-	ret = ashmem_create_backing(asma, VM_NORESERVE);
+	ret = ashmem_create_backing(asma, mk_vma_flags(VMA_NORESERVE_BIT));
 	mutex_unlock(&asma->lock);
 	KUNIT_ASSERT_EQ(test, ret, 0);
 
