@@ -34,16 +34,23 @@ static struct ashmem_area *ashmem_test_area_unmapped(struct kunit *test,
 	return asma;
 }
 
-/* An area of @pages pages with its backing file, as after the first mmap. */
-static struct ashmem_area *ashmem_test_area(struct kunit *test, pgoff_t pages)
+/* Give @asma its backing file, as its first mmap does. */
+static void ashmem_test_map(struct kunit *test, struct ashmem_area *asma)
 {
-	struct ashmem_area *asma = ashmem_test_area_unmapped(test, pages);
 	int ret;
 
 	mutex_lock(&asma->lock);
 	ret = ashmem_create_backing(asma, mk_vma_flags(VMA_NORESERVE_BIT));
 	mutex_unlock(&asma->lock);
 	KUNIT_ASSERT_EQ(test, ret, 0);
+}
+
+/* An area of @pages pages with its backing file, as after the first mmap. */
+static struct ashmem_area *ashmem_test_area(struct kunit *test, pgoff_t pages)
+{
+	struct ashmem_area *asma = ashmem_test_area_unmapped(test, pages);
+
+	ashmem_test_map(test, asma);
 	return asma;
 }
 
@@ -889,14 +896,10 @@ static void ashmem_exports_named_mapped_area(struct kunit *test)
 	char name[ASHMEM_FULL_NAME_LEN];
 	struct file *vmfile;
 	long count;
-	int ret;
 
 	strscpy(asma->name + ASHMEM_NAME_PREFIX_LEN,
 		"abcdefghijklmnopqrstuvwxyz0123456789", ASHMEM_NAME_LEN);
-	mutex_lock(&asma->lock);
-	ret = ashmem_create_backing(asma, mk_vma_flags(VMA_NORESERVE_BIT));
-	mutex_unlock(&asma->lock);
-	KUNIT_ASSERT_EQ(test, ret, 0);
+	ashmem_test_map(test, asma);
 
 	memset(name, 0xcc, sizeof(name));
 	KUNIT_EXPECT_EQ(test, ashmem_area_name(file, name), 0);
