@@ -136,7 +136,9 @@ struct ashmem_key {
  * There list_lru tells a cgroup's reclaim on that node to call the
  * shrinker, which counts the ranges of that cgroup and node and purges
  * the cgroup's ranges, its own node's first.  A range unpinned next to
- * another with a different key keeps apart from it.
+ * another with a different key keeps apart from it.  An unpin gets the
+ * keys of all its runs first and then changes the area under one hold of
+ * its lock, so that it is atomic as every other ioctl.
  *
  * ioctls never allocate with an area's lock held: what a pin, an unpin
  * or a split needs is reserved first (ashmem_range_reserve()), so reclaim
@@ -1730,43 +1732,98 @@ static int ashmem_pin_pages(struct ashmem_area *asma, pgoff_t first,
 	return ret;
 }
 
-/* Unpin [@first, @last] with @key, reserving the ranges it takes first. */
-static int ashmem_unpin_run(struct ashmem_area *asma, pgoff_t first,
-			    pgoff_t last, const struct ashmem_key *key)
-{
-	unsigned int needed = 1;
-	int ret;
+/* Pages [@first, @last] of an unpin, to be listed with @key. */
+struct ashmem_run {
+	pgoff_t first;
+	pgoff_t last;
+	struct ashmem_key key;
+};
 
-	do {
-		ret = ashmem_range_reserve(asma, needed);
-		if (ret)
-			return ret;
-		scoped_guard(mutex, &asma->lock)
-			ret = ashmem_unpin_locked(asma, first, last, key,
-						  &needed);
-	} while (ret == -EAGAIN);
-	return ret;
+/*
+ * Unpin the @nr runs of an unpin under one hold of the area's lock, or
+ * return -EAGAIN with nothing changed if fewer than the *@needed ranges
+ * they may take are reserved.  Each boundary between the ranges they
+ * leave is a boundary between runs or an end of a range that was there
+ * before: the ranges they take are at most one per run, two per range
+ * in or next to them, and two more.
+ */
+static int ashmem_unpin_runs_locked(struct ashmem_area *asma,
+				    const struct ashmem_run *runs,
+				    unsigned int nr, unsigned int *needed)
+{
+	pgoff_t first = runs[0].first, last = runs[nr - 1].last;
+	struct ashmem_range *range;
+	unsigned int i, unused;
+
+	lockdep_assert_held(&asma->lock);
+	if (nr == 1)
+		return ashmem_unpin_locked(asma, first, last, &runs[0].key,
+					   needed);
+
+	*needed = nr + 2;
+	for (range = ashmem_range_find(asma, first ? first - 1 : 0);
+	     range && range->first <= last + 1;
+	     range = ashmem_range_next(range))
+		*needed += 2;
+	if (asma->nr_spares < *needed)
+		return -EAGAIN;
+	for (i = 0; i < nr; i++)
+		WARN_ON_ONCE(ashmem_unpin_locked(asma, runs[i].first,
+						 runs[i].last, &runs[i].key,
+						 &unused));
+	return 0;
 }
 
 /*
- * Unpin pages [@first, @last] of a mapped area, one run of pages with the
- * same key at a time.  On an error, the runs before it stay unpinned.
+ * Unpin pages [@first, @last] of a mapped area, each run of pages with the
+ * same key listed under it: keys, lists and ranges are got unlocked, then
+ * all runs change the area under one hold of its lock, so that a PIN never
+ * finds it half unpinned (ranges are reserved again if too few were).
  */
 static int ashmem_unpin_pages(struct ashmem_area *asma, pgoff_t first,
 			      pgoff_t last)
 {
-	struct ashmem_key key;
+	struct ashmem_run one, *runs = &one, *more;
+	unsigned int nr = 0, room = 1, needed, i;
 	pgoff_t start, end;
 	int ret = 0;
 
-	for (start = first; !ret && start <= last; start = end + 1) {
-		ret = ashmem_key_get(asma, start, last, &key, &end);
+	for (start = first; start <= last; start = end + 1) {
+		if (nr == room) {
+			more = kvmalloc_array(2 * room, sizeof(*runs),
+					      GFP_KERNEL);
+			if (!more) {
+				ret = -ENOMEM;
+				goto out;
+			}
+			memcpy(more, runs, nr * sizeof(*runs));
+			if (runs != &one)
+				kvfree(runs);
+			runs = more;
+			room *= 2;
+		}
+		ret = ashmem_key_get(asma, start, last, &runs[nr].key, &end);
 		if (ret)
-			break;
-		ret = ashmem_unpin_run(asma, start, end, &key);
-		ashmem_key_put(&key);
+			goto out;
+		runs[nr].first = start;
+		runs[nr++].last = end;
 		cond_resched();
 	}
+
+	needed = nr;
+	do {
+		ret = ashmem_range_reserve(asma, needed);
+		if (ret)
+			break;
+		mutex_lock(&asma->lock);
+		ret = ashmem_unpin_runs_locked(asma, runs, nr, &needed);
+		mutex_unlock(&asma->lock);
+	} while (ret == -EAGAIN);
+out:
+	for (i = 0; i < nr; i++)
+		ashmem_key_put(&runs[i].key);
+	if (runs != &one)
+		kvfree(runs);
 	trace_ashmem_unpin(file_inode(asma->file)->i_ino, first, last, ret);
 	return ret;
 }

@@ -20,7 +20,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -600,6 +602,76 @@ TEST_F(memcg, charged_to_two_cgroups)
 	EXPECT_EQ(ASHMEM_NOT_PURGED, pin_pages(fd, ASHMEM_PIN, 0, half))
 		TH_LOG("c's reclaim purged a's pages");
 	EXPECT_EQ(ASHMEM_WAS_PURGED, pin_pages(fd, ASHMEM_PIN, half, n - half));
+	munmap(map, pages(n));
+	close(fd);
+}
+
+/* One side of an UNPIN/PIN race: waits for the start, then one ioctl. */
+struct race_side {
+	int fd;
+	unsigned long cmd;
+	size_t n;
+	atomic_int *go;
+	int ret;
+};
+
+static void *race_side_fn(void *arg)
+{
+	struct race_side *side = arg;
+
+	while (!atomic_load(side->go))
+		;
+	side->ret = pin_pages(side->fd, side->cmd, 0, side->n);
+	return NULL;
+}
+
+/*
+ * An UNPIN of a whole area whose halves are charged to two cgroups, racing
+ * with a PIN of the whole area: each ioctl changes the area at once, so
+ * after both the pages are all pinned or all unpinned, never some of each.
+ */
+TEST_F(memcg, unpin_atomic_across_cgroups)
+{
+	const size_t n = 4 * MIB / pages(1), half = n / 2;
+	char a[PATH_MAX], c[PATH_MAX], *map;
+	struct race_side unpin, pin;
+	struct page_counts counts;
+	pthread_t thread[2];
+	int fd, round, mixed = 0;
+	atomic_int go;
+
+	ASSERT_EQ(0, cg_make(self->top, "a", NULL, a));
+	ASSERT_EQ(0, cg_make(self->top, "c", NULL, c));
+	fd = area_mapped_in(self->home, self->home, pages(n), &map);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, cg_enter(a));
+	fill_pages(map, half);
+	ASSERT_EQ(0, cg_enter(c));
+	fill_pages(map + pages(half), n - half);
+	ASSERT_EQ(0, cg_enter(self->home));
+
+	unpin = (struct race_side){ fd, ASHMEM_UNPIN, n, &go, -1 };
+	pin = (struct race_side){ fd, ASHMEM_PIN, n, &go, -1 };
+	for (round = 0; round < 200 && !mixed; round++) {
+		ASSERT_LE(0, pin_pages(fd, ASHMEM_PIN, 0, n));
+		atomic_store(&go, 0);
+		ASSERT_EQ(0, pthread_create(&thread[0], NULL, race_side_fn,
+					    &unpin));
+		ASSERT_EQ(0, pthread_create(&thread[1], NULL, race_side_fn,
+					    &pin));
+		atomic_store(&go, 1);
+		pthread_join(thread[0], NULL);
+		pthread_join(thread[1], NULL);
+		ASSERT_EQ(0, unpin.ret);
+		ASSERT_LE(0, pin.ret);
+		ASSERT_EQ(0, page_counts(fd, &counts));
+		if (counts.pinned != 0 && counts.pinned != (long long)n) {
+			TH_LOG("round %d: %lld of %zu pages pinned", round,
+			       counts.pinned, n);
+			mixed++;
+		}
+	}
+	EXPECT_EQ(0, mixed);
 	munmap(map, pages(n));
 	close(fd);
 }
