@@ -186,11 +186,13 @@ kunit-results: prepare
 # the demo (plain: it passes if it exits 0), the ioctl fuzzer (for -t
 # seconds), and what VMTEST_EXTRA adds (files of suites lines; '#' starts
 # a comment).
-# The x86_64 lane boots with two memory nodes, so that ashmem_reclaim's
-# NUMA shapes (pressure bound to one node, an area interleaved over both)
-# run there, 64-bit and 32-bit, with the rest of the suite; the debug
-# lane boots with one node, which the other shapes then cover.
+# The x86_64 and mainline lanes boot with two memory nodes, so that
+# ashmem_reclaim's NUMA shapes (pressure bound to one node, an area
+# interleaved over both) run there, 64-bit and 32-bit, with the rest of
+# the suite; the debug lane boots with one node, which the other shapes
+# then cover.
 NUMA_x86_64  := 2
+NUMA_mainline := 2
 VM_NUMA      ?= $(or $(NUMA_$(KERNEL)),1)
 FUZZ_ARGS    ?= -t 30 -p 2
 VMTEST_FIRST ?=

@@ -1,7 +1,7 @@
 #!/bin/bash
 # Build the DKMS package of ashmem, OUTDIR/ashmem-dkms_VERSION_all.deb: the
 # repo's mm/ashmem.c and its three headers as they are, with dkms/ (Kbuild,
-# ashmem_compat.h, compat/, dkms.conf, the package's control file and scripts), and
+# ashmem_compat.h, compat/, probe.sh, dkms.conf, the package's control file and scripts), and
 # /usr/lib/modules-load.d/ashmem.conf, which loads the module at boot.
 # DKMS builds the module on the machine that installs the package.
 #
@@ -26,7 +26,8 @@ rm -rf "$stage" "$out"/ashmem-dkms_*.deb
 mkdir -p "$src/include/linux" "$src/include/uapi/linux" "$src/include/trace/events" "$stage/DEBIAN"
 mkdir -p "$src/compat/linux"
 mkdir -p "$stage/usr/lib/modules-load.d"
-install -m 0644 "$repo/mm/ashmem.c" "$repo/dkms/Kbuild" "$repo/dkms/ashmem_compat.h" "$src/"
+install -m 0644 "$repo/mm/ashmem.c" "$repo/dkms/Kbuild" "$repo/dkms/ashmem_compat.h" \
+	"$repo/dkms/probe.sh" "$src/"
 install -m 0644 "$repo/dkms/compat/linux/folio_batch.h" "$src/compat/linux/"
 install -m 0644 "$repo/include/linux/ashmem.h" "$src/include/linux/"
 install -m 0644 "$repo/include/uapi/linux/ashmem.h" "$src/include/uapi/linux/"

@@ -61,6 +61,7 @@ SOURCES = [
     ("mm/ashmem.c", "ashmem.c"),
     ("dkms/Kbuild", "Kbuild"),
     ("dkms/ashmem_compat.h", "ashmem_compat.h"),
+    ("dkms/probe.sh", "probe.sh"),
     ("include/linux/ashmem.h", "include/linux/ashmem.h"),
     ("include/uapi/linux/ashmem.h", "include/uapi/linux/ashmem.h"),
     ("include/trace/events/ashmem.h", "include/trace/events/ashmem.h"),
